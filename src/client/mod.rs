@@ -1,1 +1,522 @@
-//! (placeholder)
+//! The typed client of the calling service: one method per operation of the interface.
+//!
+//! This is the only module that speaks HTTP to the service. It turns every answer into either a
+//! typed record or a [`ClientError`] that says what to do; it does not retry (the push engine
+//! decides that, because only it knows whether a write may be repeated).
+
+pub mod config;
+pub mod error;
+pub mod lenient;
+pub mod model;
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::{Method, StatusCode, Url};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use config::{ClientConfig, ConfigError, Token};
+pub use error::{ClientError, FieldError};
+pub use model::{
+    Assistant, Campaign, CampaignRef, Created, Lead, NewContact, NewLead, OutboundAssistant, Page,
+    SecondaryContact, Variables,
+};
+
+const USER_AGENT: &str = concat!("leadsync/", env!("CARGO_PKG_VERSION"));
+/// How many bytes of an unexpected body an error quotes.
+const SNIPPET_BYTES: usize = 200;
+/// The service's page size bounds for the assistant list.
+pub const PER_PAGE_RANGE: std::ops::RangeInclusive<u64> = 1..=100;
+
+/// A client for one account of the service. Cheap to clone; clones share connections.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    config: ClientConfig,
+}
+
+impl Client {
+    pub fn new(config: ClientConfig) -> Result<Client, ClientError> {
+        let http = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .pool_max_idle_per_host(64)
+            .build()
+            .map_err(|e| ClientError::Connect {
+                url: config.base_url.to_string(),
+                reason: error_chain(&e),
+            })?;
+        Ok(Client { http, config })
+    }
+
+    pub fn base_url(&self) -> &Url {
+        &self.config.base_url
+    }
+
+    /// A tag for the account behind the token, for journals; never the token itself.
+    pub fn account_tag(&self) -> String {
+        self.config.token.fingerprint()
+    }
+
+    /// Operation 1: one page of the user's assistants (full records).
+    pub async fn list_assistants(
+        &self,
+        page: u64,
+        per_page: u64,
+    ) -> Result<Page<Assistant>, ClientError> {
+        let query = [
+            ("page", page.to_string()),
+            ("per_page", per_page.to_string()),
+        ];
+        decode(
+            self.get_raw("user/assistants/get", &query).await?,
+            "user/assistants/get",
+        )
+    }
+
+    /// Operation 1, every page: walks the pages until the last one.
+    pub fn assistant_pages(&self, per_page: u64) -> AssistantPages<'_> {
+        AssistantPages {
+            client: self,
+            per_page,
+            next: Some(1),
+        }
+    }
+
+    /// Operation 1, every assistant of every page.
+    pub async fn all_assistants(&self) -> Result<Vec<Assistant>, ClientError> {
+        let mut pages = self.assistant_pages(*PER_PAGE_RANGE.end());
+        let mut all = Vec::new();
+        while let Some(page) = pages.next_page().await {
+            all.extend(page?.data);
+        }
+        Ok(all)
+    }
+
+    /// Operation 2: the user's outbound assistants (summary records, not paginated).
+    pub async fn outbound_assistants(&self) -> Result<Vec<OutboundAssistant>, ClientError> {
+        decode_list(
+            self.get_raw("user/assistants/outbound", &[]).await?,
+            "user/assistants/outbound",
+        )
+    }
+
+    /// Operation 3: creates a lead and its secondary contacts. Any 2xx is a success; the record
+    /// is returned when the service sends one.
+    pub async fn create_lead(&self, lead: &NewLead) -> Result<Created<Lead>, ClientError> {
+        let body = serde_json::to_value(lead).expect("a NewLead always serializes");
+        let answer = self
+            .send(Method::POST, "user/lead", &[], Some(&body))
+            .await?;
+        Ok(serde_json::from_value(answer).unwrap_or_default())
+    }
+
+    /// Operation 4: every lead of the user. Accepts a bare array, `{"leads": [...]}` and a page
+    /// envelope (whose pages it walks), since the service has been seen answering all three.
+    pub async fn list_leads(&self) -> Result<Vec<Lead>, ClientError> {
+        self.list_leads_raw()
+            .await?
+            .into_iter()
+            .map(|v| decode(v, "user/leads"))
+            .collect()
+    }
+
+    /// Operation 4 as the service sent the records.
+    pub async fn list_leads_raw(&self) -> Result<Vec<Value>, ClientError> {
+        let mut page = 1u64;
+        let mut all = Vec::new();
+        loop {
+            let query = [("page", page.to_string())];
+            let answer = self
+                .get_raw("user/leads", if page == 1 { &[] } else { &query })
+                .await?;
+            let (items, more) = lead_items(answer, "user/leads")?;
+            all.extend(items);
+            if !more {
+                return Ok(all);
+            }
+            page += 1;
+        }
+    }
+
+    /// Operation 5: the user's campaigns.
+    pub async fn list_campaigns(&self) -> Result<Vec<Campaign>, ClientError> {
+        decode_list(self.get_raw("user/campaigns", &[]).await?, "user/campaigns")
+    }
+
+    /// Operation 6: points the assistant's conversation-ended notifications at `webhook_url`.
+    /// Returns the service's confirmation message.
+    pub async fn enable_conversation_ended_webhook(
+        &self,
+        assistant_id: u64,
+        webhook_url: &str,
+    ) -> Result<String, ClientError> {
+        let body = serde_json::json!({ "assistant_id": assistant_id, "webhook_url": webhook_url });
+        let path = "user/assistants/enable-conversation-ended-webhook";
+        let answer = self.send(Method::POST, path, &[], Some(&body)).await?;
+        Ok(answer
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    /// A GET of `path` (relative to the base URL), as raw JSON.
+    pub async fn get_raw(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Value, ClientError> {
+        self.send(Method::GET, path, query, None).await
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<Value, ClientError> {
+        let url = self
+            .config
+            .base_url
+            .join(path)
+            .map_err(|e| ClientError::Connect {
+                url: format!("{}{path}", self.config.base_url),
+                reason: e.to_string(),
+            })?;
+        let mut request = self
+            .http
+            .request(method, url.clone())
+            .bearer_auth(self.config.token.expose())
+            .header(reqwest::header::ACCEPT, "application/json");
+        if !query.is_empty() {
+            request = request.query(query);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.transport_error(e, &url, path))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| self.transport_error(e, &url, path))?;
+        if status.is_success() {
+            return parse_json(status, path, &bytes);
+        }
+        Err(status_error(status, &headers, path, &bytes))
+    }
+
+    fn transport_error(&self, e: reqwest::Error, url: &Url, path: &str) -> ClientError {
+        if e.is_timeout() {
+            ClientError::Timeout {
+                path: path.to_string(),
+                timeout: self.config.timeout,
+            }
+        } else if e.is_connect() {
+            ClientError::Connect {
+                url: url.to_string(),
+                reason: error_chain(&e),
+            }
+        } else {
+            ClientError::Interrupted {
+                path: path.to_string(),
+                reason: error_chain(&e),
+            }
+        }
+    }
+}
+
+/// Walks the pages of the assistant list, one request per page.
+pub struct AssistantPages<'a> {
+    client: &'a Client,
+    per_page: u64,
+    next: Option<u64>,
+}
+
+impl AssistantPages<'_> {
+    /// The next page, or `None` after the last one.
+    pub async fn next_page(&mut self) -> Option<Result<Page<Assistant>, ClientError>> {
+        let number = self.next?;
+        let page = self.client.list_assistants(number, self.per_page).await;
+        self.next = match &page {
+            Ok(p) if !p.data.is_empty() && p.current_page.max(number) < p.last_page => {
+                Some(number + 1)
+            }
+            _ => None,
+        };
+        Some(page)
+    }
+}
+
+fn decode<T: DeserializeOwned>(value: Value, path: &str) -> Result<T, ClientError> {
+    serde_json::from_value(value.clone()).map_err(|e| ClientError::BadBody {
+        status: 200,
+        path: path.to_string(),
+        detail: e.to_string(),
+        snippet: snippet(value.to_string().as_bytes()),
+    })
+}
+
+fn decode_list<T: DeserializeOwned>(value: Value, path: &str) -> Result<Vec<T>, ClientError> {
+    let items = match value {
+        Value::Array(items) => items,
+        // Tolerate the list wrapped in `data`, as Laravel resources do.
+        Value::Object(mut map) if map.get("data").is_some_and(Value::is_array) => {
+            match map.remove("data") {
+                Some(Value::Array(items)) => items,
+                _ => unreachable!("checked to be an array"),
+            }
+        }
+        other => return decode(other, path),
+    };
+    items.into_iter().map(|v| decode(v, path)).collect()
+}
+
+/// The lead records of one answer of the lead list, and whether another page follows.
+fn lead_items(answer: Value, path: &str) -> Result<(Vec<Value>, bool), ClientError> {
+    match answer {
+        Value::Array(items) => Ok((items, false)),
+        Value::Object(mut map) => {
+            if let Some(Value::Array(items)) = map.remove("leads") {
+                return Ok((items, false));
+            }
+            let more = map.get("next_page_url").is_some_and(|v| !v.is_null());
+            match map.remove("data") {
+                Some(Value::Array(items)) => Ok((items.clone(), more && !items.is_empty())),
+                _ => Err(bad_shape(Value::Object(map), path)),
+            }
+        }
+        other => Err(bad_shape(other, path)),
+    }
+}
+
+fn bad_shape(value: Value, path: &str) -> ClientError {
+    ClientError::BadBody {
+        status: 200,
+        path: path.to_string(),
+        detail: "expected a list of leads (an array, `{\"leads\": [...]}` or a page envelope)"
+            .into(),
+        snippet: snippet(value.to_string().as_bytes()),
+    }
+}
+
+fn parse_json(status: StatusCode, path: &str, bytes: &[u8]) -> Result<Value, ClientError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Null);
+    }
+    serde_json::from_slice(bytes).map_err(|e| ClientError::BadBody {
+        status: status.as_u16(),
+        path: path.to_string(),
+        detail: e.to_string(),
+        snippet: snippet(bytes),
+    })
+}
+
+fn status_error(status: StatusCode, headers: &HeaderMap, path: &str, bytes: &[u8]) -> ClientError {
+    let body: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    let message = error_message(&body).unwrap_or_else(|| match snippet(bytes) {
+        s if s.is_empty() => status
+            .canonical_reason()
+            .unwrap_or("no message")
+            .to_string(),
+        s => s,
+    });
+    let path = path.to_string();
+    match status.as_u16() {
+        401 | 403 => ClientError::Unauthorized {
+            status: status.as_u16(),
+            message,
+        },
+        404 => ClientError::NotFound { path, message },
+        422 => ClientError::Validation {
+            fields: field_errors(&body),
+            message,
+        },
+        429 => ClientError::RateLimited {
+            path,
+            retry_after: retry_after(headers, &body),
+        },
+        500..=599 => ClientError::Server {
+            status: status.as_u16(),
+            path,
+            message,
+        },
+        _ => ClientError::Status {
+            status: status.as_u16(),
+            path,
+            message,
+        },
+    }
+}
+
+/// The human message of an error body: `{"message": ...}` or `{"error": ...}`.
+fn error_message(body: &Value) -> Option<String> {
+    let field = body.get("message").or_else(|| body.get("error"))?;
+    match field {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o.get("message").and_then(Value::as_str).map(str::to_string),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// Laravel's `{"errors": {"field": ["message", ...]}}`, in the order the service sent it.
+fn field_errors(body: &Value) -> Vec<FieldError> {
+    let Some(Value::Object(errors)) = body.get("errors") else {
+        return Vec::new();
+    };
+    errors
+        .iter()
+        .map(|(field, messages)| FieldError {
+            field: field.clone(),
+            messages: match messages {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|m| m.as_str().map_or_else(|| m.to_string(), str::to_string))
+                    .collect(),
+                Value::String(s) => vec![s.clone()],
+                other => vec![other.to_string()],
+            },
+        })
+        .collect()
+}
+
+/// The wait a 429 asks for: the `Retry-After` header (seconds or an HTTP date), else a
+/// `retry_after` field in the body.
+fn retry_after(headers: &HeaderMap, body: &Value) -> Option<Duration> {
+    let from_header = headers
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after);
+    from_header.or_else(|| {
+        let field = body.get("retry_after")?;
+        field
+            .as_f64()
+            .or_else(|| field.as_str()?.trim().parse().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64)
+    })
+}
+
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+fn snippet(bytes: &[u8]) -> String {
+    let end = bytes.len().min(SNIPPET_BYTES);
+    String::from_utf8_lossy(&bytes[..end])
+        .replace(['\n', '\r'], " ")
+        .trim()
+        .to_string()
+}
+
+/// The error and its causes on one line: reqwest's own message alone hides the cause.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_dates_and_bodies() {
+        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
+        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        let body = serde_json::json!({"retry_after": 2});
+        assert_eq!(
+            retry_after(&HeaderMap::new(), &body),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(retry_after(&HeaderMap::new(), &Value::Null), None);
+    }
+
+    #[test]
+    fn laravel_validation_bodies_become_field_errors() {
+        let body = serde_json::json!({
+            "message": "The phone number has already been taken.",
+            "errors": {"phone_number": ["The phone number has already been taken."], "variables.email": "bad"}
+        });
+        let err = status_error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &HeaderMap::new(),
+            "user/lead",
+            body.to_string().as_bytes(),
+        );
+        assert!(err.is_duplicate(), "{err}");
+        let ClientError::Validation { fields, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(fields[1].field, "variables.email");
+        assert_eq!(fields[1].messages, ["bad"]);
+        assert!(
+            err.to_string()
+                .contains("`phone_number`: The phone number has already been taken.")
+        );
+    }
+
+    #[test]
+    fn error_messages_come_from_message_or_error_or_the_raw_body() {
+        let err = status_error(
+            StatusCode::BAD_GATEWAY,
+            &HeaderMap::new(),
+            "x",
+            b"<html>bad gateway</html>",
+        );
+        assert!(
+            err.to_string().contains("<html>bad gateway</html>"),
+            "{err}"
+        );
+        assert!(err.is_retryable());
+        let err = status_error(
+            StatusCode::UNAUTHORIZED,
+            &HeaderMap::new(),
+            "x",
+            br#"{"error":"Invalid token"}"#,
+        );
+        assert!(err.to_string().contains("Invalid token"), "{err}");
+        assert!(!err.is_retryable());
+    }
+
+    #[test]
+    fn lead_lists_come_in_three_shapes() {
+        let lead = serde_json::json!({"id": 1});
+        let (items, more) = lead_items(serde_json::json!([lead]), "p").unwrap();
+        assert_eq!((items.len(), more), (1, false));
+        let (items, more) = lead_items(serde_json::json!({"leads": [lead, lead]}), "p").unwrap();
+        assert_eq!((items.len(), more), (2, false));
+        let page =
+            serde_json::json!({"data": [lead], "next_page_url": "http://x/api/user/leads?page=2"});
+        assert_eq!(lead_items(page, "p").unwrap().1, true);
+        assert!(lead_items(serde_json::json!({"oops": 1}), "p").is_err());
+    }
+}

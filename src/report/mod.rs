@@ -5,4 +5,6 @@
 
 pub mod model;
 
-pub use model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables};
+pub use model::{
+    ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
+};

@@ -69,12 +69,16 @@ impl IssueCode {
             }
             IssueCode::MissingCampaign => "fill in the campaign column or pass --campaign",
             IssueCode::UnknownCampaign => "use the id or exact name of an existing campaign",
-            IssueCode::AmbiguousCampaign => "use the campaign id: several campaigns share this name",
+            IssueCode::AmbiguousCampaign => {
+                "use the campaign id: several campaigns share this name"
+            }
             IssueCode::DuplicateInFile => "remove the repeated row, or pass --allow-duplicates",
             IssueCode::AlreadyExists => "nothing to do: the lead is already on the service",
             IssueCode::ServerRejected => "correct the field the service names and import again",
             IssueCode::RequestFailed => "run the same command again: failed rows are retried",
-            IssueCode::InvalidSecondaryPhone => "correct the secondary number; the lead went without it",
+            IssueCode::InvalidSecondaryPhone => {
+                "correct the secondary number; the lead went without it"
+            }
             IssueCode::ExtensionDropped => "none needed: the service takes no extensions",
             IssueCode::CellError => "fix the formula in the spreadsheet",
         }
@@ -91,8 +95,16 @@ pub struct Issue {
 }
 
 impl Issue {
-    pub fn new(code: IssueCode, field: impl Into<Option<String>>, message: impl Into<String>) -> Self {
-        Issue { code, field: field.into(), message: message.into() }
+    pub fn new(
+        code: IssueCode,
+        field: impl Into<Option<String>>,
+        message: impl Into<String>,
+    ) -> Self {
+        Issue {
+            code,
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 

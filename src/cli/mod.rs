@@ -1,5 +1,70 @@
 //! The command line: parse, resolve a config, call the library, print. Nothing else depends on it.
 
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+mod args;
+mod commands;
+mod config;
+mod exit;
+mod session;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::{Args, Command, GlobalArgs, OutputMode};
+pub use config::Config;
+pub use exit::Outcome;
+use session::Session;
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            // --help and --version are "errors" to clap that print to stdout and exit 0.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { exit::USAGE } else { 0 });
+        }
+    };
+    init_tracing(&args.global);
+    let result = run(args);
+    if let Err(e) = &result
+        && !exit::is_broken_pipe(e)
+    {
+        eprintln!("error: {e:#}");
+    }
+    exit::exit_code(&result)
+}
+
+fn run(args: Args) -> anyhow::Result<Outcome> {
+    let config = Config::from_args(&args.global)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(dispatch(&args.command, &config))
+}
+
+async fn dispatch(command: &Command, config: &Config) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Campaigns(c) => commands::campaigns::run(c, config).await,
+        Command::Leads(c) => commands::leads::run(c, config).await,
+        Command::Assistants(c) => commands::assistants::run(c, config).await,
+        Command::Webhook(c) => commands::webhook::run(c, config).await,
+        Command::Sandbox(a) => commands::sandbox::run(a, config).await,
+    }
+}
+
+/// Logs go to stderr: stdout carries data. `RUST_LOG` overrides `-v`.
+fn init_tracing(global: &GlobalArgs) {
+    let default = match (global.quiet, global.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "leadsync=info",
+        (false, _) => "leadsync=debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
 }

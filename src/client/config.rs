@@ -73,19 +73,13 @@ impl ClientConfig {
         if base_url.scheme() == "http" && !is_loopback(&base_url) && !allow_insecure_http {
             return Err(ConfigError::InsecureHttp(base_url.to_string()));
         }
-        Ok(ClientConfig {
-            base_url,
-            token,
-            timeout,
-        })
+        Ok(ClientConfig { base_url, token, timeout })
     }
 }
 
 fn parse_base_url(raw: &str) -> Result<Url, ConfigError> {
-    let mut url = Url::parse(raw.trim()).map_err(|e| ConfigError::BadUrl {
-        url: raw.to_string(),
-        reason: e.to_string(),
-    })?;
+    let mut url = Url::parse(raw.trim())
+        .map_err(|e| ConfigError::BadUrl { url: raw.to_string(), reason: e.to_string() })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(ConfigError::BadUrl {
             url: raw.to_string(),
@@ -95,10 +89,7 @@ fn parse_base_url(raw: &str) -> Result<Url, ConfigError> {
     let path = url.path().trim_end_matches('/').to_string();
     if !path.ends_with("/api") {
         let fixed = format!("{}{}/api", url.origin().ascii_serialization(), path);
-        return Err(ConfigError::MissingApiSegment {
-            url: raw.to_string(),
-            fixed,
-        });
+        return Err(ConfigError::MissingApiSegment { url: raw.to_string(), fixed });
     }
     // A trailing slash makes `Url::join` keep the last segment: `…/api/` + `user/leads`.
     url.set_path(&format!("{path}/"));
@@ -141,26 +132,15 @@ mod tests {
     use super::*;
 
     fn config(url: &str, insecure: bool) -> Result<ClientConfig, ConfigError> {
-        ClientConfig::new(
-            url,
-            Token::new("t").unwrap(),
-            Duration::from_secs(1),
-            insecure,
-        )
+        ClientConfig::new(url, Token::new("t").unwrap(), Duration::from_secs(1), insecure)
     }
 
     #[test]
     fn base_url_must_end_in_api_and_says_the_fix() {
         let err = config("https://calls.example.com/v1", false).unwrap_err();
-        assert!(
-            err.to_string().contains("https://calls.example.com/v1/api"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("https://calls.example.com/v1/api"), "{err}");
         let ok = config("https://calls.example.com/api", false).unwrap();
-        assert_eq!(
-            ok.base_url.join("user/leads").unwrap().path(),
-            "/api/user/leads"
-        );
+        assert_eq!(ok.base_url.join("user/leads").unwrap().path(), "/api/user/leads");
         let ok = config("https://calls.example.com/api/", false).unwrap();
         assert_eq!(ok.base_url.as_str(), "https://calls.example.com/api/");
     }

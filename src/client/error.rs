@@ -21,30 +21,16 @@ pub enum ClientError {
     NotFound { path: String, message: String },
 
     #[error("the service rejected the request (422): {}", describe_validation(.message, .fields))]
-    Validation {
-        message: String,
-        fields: Vec<FieldError>,
-    },
+    Validation { message: String, fields: Vec<FieldError> },
 
     #[error("rate limited (429) at `{path}`{}", .retry_after.map(|d| format!(": retry after {:.1}s", d.as_secs_f64())).unwrap_or_default())]
-    RateLimited {
-        path: String,
-        retry_after: Option<Duration>,
-    },
+    RateLimited { path: String, retry_after: Option<Duration> },
 
     #[error("the service failed ({status}) at `{path}`: {message}")]
-    Server {
-        status: u16,
-        path: String,
-        message: String,
-    },
+    Server { status: u16, path: String, message: String },
 
     #[error("unexpected answer ({status}) at `{path}`: {message}")]
-    Status {
-        status: u16,
-        path: String,
-        message: String,
-    },
+    Status { status: u16, path: String, message: String },
 
     #[error("no answer from the service within {}s at `{path}`", .timeout.as_secs())]
     Timeout { path: String, timeout: Duration },
@@ -60,12 +46,7 @@ pub enum ClientError {
     #[error(
         "the service answered `{path}` ({status}) with something that is not the expected JSON: {detail}; first bytes: `{snippet}`"
     )]
-    BadBody {
-        status: u16,
-        path: String,
-        detail: String,
-        snippet: String,
-    },
+    BadBody { status: u16, path: String, detail: String, snippet: String },
 }
 
 impl ClientError {
@@ -84,10 +65,7 @@ impl ClientError {
     /// The request may have been carried out although no success was seen, so a retry of a
     /// write could double it unless the caller checks first.
     pub fn maybe_applied(&self) -> bool {
-        matches!(
-            self,
-            ClientError::Timeout { .. } | ClientError::Interrupted { .. }
-        )
+        matches!(self, ClientError::Timeout { .. } | ClientError::Interrupted { .. })
     }
 
     /// How long the service asked us to wait, for a 429.
@@ -107,9 +85,7 @@ impl ClientError {
             let m = m.to_lowercase();
             m.contains("already") || m.contains("taken") || m.contains("duplicate")
         };
-        fields
-            .iter()
-            .any(|f| f.field == "phone_number" && f.messages.iter().any(|m| says_taken(m)))
+        fields.iter().any(|f| f.field == "phone_number" && f.messages.iter().any(|m| says_taken(m)))
             || (fields.is_empty() && says_taken(message))
     }
 }

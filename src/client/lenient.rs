@@ -25,13 +25,9 @@ pub fn bool<'de, D: Deserializer<'de>>(de: D) -> Result<bool, D::Error> {
         Value::String(s) => match s.trim() {
             "1" | "true" | "TRUE" | "True" => Ok(true),
             "0" | "false" | "FALSE" | "False" | "" => Ok(false),
-            other => Err(serde::de::Error::custom(format!(
-                "expected a boolean, got `{other}`"
-            ))),
+            other => Err(serde::de::Error::custom(format!("expected a boolean, got `{other}`"))),
         },
-        other => Err(serde::de::Error::custom(format!(
-            "expected a boolean, got {other}"
-        ))),
+        other => Err(serde::de::Error::custom(format!("expected a boolean, got {other}"))),
     }
 }
 
@@ -48,9 +44,7 @@ pub fn int<'de, D: Deserializer<'de>>(de: D) -> Result<i64, D::Error> {
             .trim()
             .parse()
             .map_err(|_| serde::de::Error::custom(format!("expected an integer, got `{s}`"))),
-        other => Err(serde::de::Error::custom(format!(
-            "expected an integer, got {other}"
-        ))),
+        other => Err(serde::de::Error::custom(format!("expected an integer, got {other}"))),
     }
 }
 
@@ -73,9 +67,7 @@ pub fn opt_id<'de, D: Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error>
             .parse()
             .map(Some)
             .map_err(|_| serde::de::Error::custom(format!("expected an id, got `{s}`"))),
-        other => Err(serde::de::Error::custom(format!(
-            "expected an id, got {other}"
-        ))),
+        other => Err(serde::de::Error::custom(format!("expected an id, got {other}"))),
     }
 }
 
@@ -86,9 +78,7 @@ pub fn text<'de, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
         Value::String(s) => Ok(s),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
-        other => Err(serde::de::Error::custom(format!(
-            "expected text, got {other}"
-        ))),
+        other => Err(serde::de::Error::custom(format!("expected text, got {other}"))),
     }
 }
 
@@ -102,9 +92,7 @@ where
         // PHP encodes an empty associative array as `[]`.
         Value::Null | Value::Array(_) => return Ok(Default::default()),
         other => {
-            return Err(serde::de::Error::custom(format!(
-                "expected an object, got {other}"
-            )));
+            return Err(serde::de::Error::custom(format!("expected an object, got {other}")));
         }
     };
     Ok(map.into_iter().map(|(k, v)| (k, scalar_text(v))).collect())

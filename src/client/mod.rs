@@ -66,23 +66,22 @@ impl Client {
         page: u64,
         per_page: u64,
     ) -> Result<Page<Assistant>, ClientError> {
-        let query = [
-            ("page", page.to_string()),
-            ("per_page", per_page.to_string()),
-        ];
-        decode(
-            self.get_raw("user/assistants/get", &query).await?,
-            "user/assistants/get",
-        )
+        decode(self.list_assistants_raw(page, per_page).await?, "user/assistants/get")
+    }
+
+    /// Operation 1 as the service sent the page.
+    pub async fn list_assistants_raw(
+        &self,
+        page: u64,
+        per_page: u64,
+    ) -> Result<Value, ClientError> {
+        let query = [("page", page.to_string()), ("per_page", per_page.to_string())];
+        self.get_raw("user/assistants/get", &query).await
     }
 
     /// Operation 1, every page: walks the pages until the last one.
     pub fn assistant_pages(&self, per_page: u64) -> AssistantPages<'_> {
-        AssistantPages {
-            client: self,
-            per_page,
-            next: Some(1),
-        }
+        AssistantPages { client: self, per_page, next: Some(1) }
     }
 
     /// Operation 1, every assistant of every page.
@@ -97,30 +96,26 @@ impl Client {
 
     /// Operation 2: the user's outbound assistants (summary records, not paginated).
     pub async fn outbound_assistants(&self) -> Result<Vec<OutboundAssistant>, ClientError> {
-        decode_list(
-            self.get_raw("user/assistants/outbound", &[]).await?,
-            "user/assistants/outbound",
-        )
+        decode_all(self.outbound_assistants_raw().await?, "user/assistants/outbound")
+    }
+
+    /// Operation 2 as the service sent the records.
+    pub async fn outbound_assistants_raw(&self) -> Result<Vec<Value>, ClientError> {
+        list_items(self.get_raw("user/assistants/outbound", &[]).await?, "user/assistants/outbound")
     }
 
     /// Operation 3: creates a lead and its secondary contacts. Any 2xx is a success; the record
     /// is returned when the service sends one.
     pub async fn create_lead(&self, lead: &NewLead) -> Result<Created<Lead>, ClientError> {
         let body = serde_json::to_value(lead).expect("a NewLead always serializes");
-        let answer = self
-            .send(Method::POST, "user/lead", &[], Some(&body))
-            .await?;
+        let answer = self.send(Method::POST, "user/lead", &[], Some(&body)).await?;
         Ok(serde_json::from_value(answer).unwrap_or_default())
     }
 
     /// Operation 4: every lead of the user. Accepts a bare array, `{"leads": [...]}` and a page
     /// envelope (whose pages it walks), since the service has been seen answering all three.
     pub async fn list_leads(&self) -> Result<Vec<Lead>, ClientError> {
-        self.list_leads_raw()
-            .await?
-            .into_iter()
-            .map(|v| decode(v, "user/leads"))
-            .collect()
+        decode_all(self.list_leads_raw().await?, "user/leads")
     }
 
     /// Operation 4 as the service sent the records.
@@ -129,9 +124,7 @@ impl Client {
         let mut all = Vec::new();
         loop {
             let query = [("page", page.to_string())];
-            let answer = self
-                .get_raw("user/leads", if page == 1 { &[] } else { &query })
-                .await?;
+            let answer = self.get_raw("user/leads", if page == 1 { &[] } else { &query }).await?;
             let (items, more) = lead_items(answer, "user/leads")?;
             all.extend(items);
             if !more {
@@ -143,7 +136,12 @@ impl Client {
 
     /// Operation 5: the user's campaigns.
     pub async fn list_campaigns(&self) -> Result<Vec<Campaign>, ClientError> {
-        decode_list(self.get_raw("user/campaigns", &[]).await?, "user/campaigns")
+        decode_all(self.list_campaigns_raw().await?, "user/campaigns")
+    }
+
+    /// Operation 5 as the service sent the records.
+    pub async fn list_campaigns_raw(&self) -> Result<Vec<Value>, ClientError> {
+        list_items(self.get_raw("user/campaigns", &[]).await?, "user/campaigns")
     }
 
     /// Operation 6: points the assistant's conversation-ended notifications at `webhook_url`.
@@ -156,11 +154,7 @@ impl Client {
         let body = serde_json::json!({ "assistant_id": assistant_id, "webhook_url": webhook_url });
         let path = "user/assistants/enable-conversation-ended-webhook";
         let answer = self.send(Method::POST, path, &[], Some(&body)).await?;
-        Ok(answer
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string())
+        Ok(answer.get("message").and_then(Value::as_str).unwrap_or_default().to_string())
     }
 
     /// A GET of `path` (relative to the base URL), as raw JSON.
@@ -179,14 +173,10 @@ impl Client {
         query: &[(&str, String)],
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
-        let url = self
-            .config
-            .base_url
-            .join(path)
-            .map_err(|e| ClientError::Connect {
-                url: format!("{}{path}", self.config.base_url),
-                reason: e.to_string(),
-            })?;
+        let url = self.config.base_url.join(path).map_err(|e| ClientError::Connect {
+            url: format!("{}{path}", self.config.base_url),
+            reason: e.to_string(),
+        })?;
         let mut request = self
             .http
             .request(method, url.clone())
@@ -198,16 +188,10 @@ impl Client {
         if let Some(body) = body {
             request = request.json(body);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| self.transport_error(e, &url, path))?;
+        let response = request.send().await.map_err(|e| self.transport_error(e, &url, path))?;
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| self.transport_error(e, &url, path))?;
+        let bytes = response.bytes().await.map_err(|e| self.transport_error(e, &url, path))?;
         if status.is_success() {
             return parse_json(status, path, &bytes);
         }
@@ -216,20 +200,11 @@ impl Client {
 
     fn transport_error(&self, e: reqwest::Error, url: &Url, path: &str) -> ClientError {
         if e.is_timeout() {
-            ClientError::Timeout {
-                path: path.to_string(),
-                timeout: self.config.timeout,
-            }
+            ClientError::Timeout { path: path.to_string(), timeout: self.config.timeout }
         } else if e.is_connect() {
-            ClientError::Connect {
-                url: url.to_string(),
-                reason: error_chain(&e),
-            }
+            ClientError::Connect { url: url.to_string(), reason: error_chain(&e) }
         } else {
-            ClientError::Interrupted {
-                path: path.to_string(),
-                reason: error_chain(&e),
-            }
+            ClientError::Interrupted { path: path.to_string(), reason: error_chain(&e) }
         }
     }
 }
@@ -265,19 +240,24 @@ fn decode<T: DeserializeOwned>(value: Value, path: &str) -> Result<T, ClientErro
     })
 }
 
-fn decode_list<T: DeserializeOwned>(value: Value, path: &str) -> Result<Vec<T>, ClientError> {
-    let items = match value {
-        Value::Array(items) => items,
-        // Tolerate the list wrapped in `data`, as Laravel resources do.
-        Value::Object(mut map) if map.get("data").is_some_and(Value::is_array) => {
-            match map.remove("data") {
-                Some(Value::Array(items)) => items,
-                _ => unreachable!("checked to be an array"),
-            }
-        }
-        other => return decode(other, path),
-    };
+fn decode_all<T: DeserializeOwned>(items: Vec<Value>, path: &str) -> Result<Vec<T>, ClientError> {
     items.into_iter().map(|v| decode(v, path)).collect()
+}
+
+/// The records of a list answer: a bare array, or one wrapped in `data` as Laravel resources do.
+fn list_items(value: Value, path: &str) -> Result<Vec<Value>, ClientError> {
+    match value {
+        Value::Array(items) => Ok(items),
+        Value::Object(mut map) if map.get("data").is_some_and(Value::is_array) => {
+            Ok(map.remove("data").and_then(|d| d.as_array().cloned()).unwrap_or_default())
+        }
+        other => Err(ClientError::BadBody {
+            status: 200,
+            path: path.to_string(),
+            detail: "expected a JSON array".into(),
+            snippet: snippet(other.to_string().as_bytes()),
+        }),
+    }
 }
 
 /// The lead records of one answer of the lead list, and whether another page follows.
@@ -323,37 +303,17 @@ fn parse_json(status: StatusCode, path: &str, bytes: &[u8]) -> Result<Value, Cli
 fn status_error(status: StatusCode, headers: &HeaderMap, path: &str, bytes: &[u8]) -> ClientError {
     let body: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
     let message = error_message(&body).unwrap_or_else(|| match snippet(bytes) {
-        s if s.is_empty() => status
-            .canonical_reason()
-            .unwrap_or("no message")
-            .to_string(),
+        s if s.is_empty() => status.canonical_reason().unwrap_or("no message").to_string(),
         s => s,
     });
     let path = path.to_string();
     match status.as_u16() {
-        401 | 403 => ClientError::Unauthorized {
-            status: status.as_u16(),
-            message,
-        },
+        401 | 403 => ClientError::Unauthorized { status: status.as_u16(), message },
         404 => ClientError::NotFound { path, message },
-        422 => ClientError::Validation {
-            fields: field_errors(&body),
-            message,
-        },
-        429 => ClientError::RateLimited {
-            path,
-            retry_after: retry_after(headers, &body),
-        },
-        500..=599 => ClientError::Server {
-            status: status.as_u16(),
-            path,
-            message,
-        },
-        _ => ClientError::Status {
-            status: status.as_u16(),
-            path,
-            message,
-        },
+        422 => ClientError::Validation { fields: field_errors(&body), message },
+        429 => ClientError::RateLimited { path, retry_after: retry_after(headers, &body) },
+        500..=599 => ClientError::Server { status: status.as_u16(), path, message },
+        _ => ClientError::Status { status: status.as_u16(), path, message },
     }
 }
 
@@ -392,10 +352,8 @@ fn field_errors(body: &Value) -> Vec<FieldError> {
 /// The wait a 429 asks for: the `Retry-After` header (seconds or an HTTP date), else a
 /// `retry_after` field in the body.
 fn retry_after(headers: &HeaderMap, body: &Value) -> Option<Duration> {
-    let from_header = headers
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(parse_retry_after);
+    let from_header =
+        headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
     from_header.or_else(|| {
         let field = body.get("retry_after")?;
         field
@@ -412,18 +370,12 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
         return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
     }
     let when = httpdate::parse_http_date(value).ok()?;
-    Some(
-        when.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
-    )
+    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
 }
 
 fn snippet(bytes: &[u8]) -> String {
     let end = bytes.len().min(SNIPPET_BYTES);
-    String::from_utf8_lossy(&bytes[..end])
-        .replace(['\n', '\r'], " ")
-        .trim()
-        .to_string()
+    String::from_utf8_lossy(&bytes[..end]).replace(['\n', '\r'], " ").trim().to_string()
 }
 
 /// The error and its causes on one line: reqwest's own message alone hides the cause.
@@ -448,15 +400,9 @@ mod tests {
     fn retry_after_reads_seconds_dates_and_bodies() {
         assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
         assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(Duration::ZERO)
-        );
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
         let body = serde_json::json!({"retry_after": 2});
-        assert_eq!(
-            retry_after(&HeaderMap::new(), &body),
-            Some(Duration::from_secs(2))
-        );
+        assert_eq!(retry_after(&HeaderMap::new(), &body), Some(Duration::from_secs(2)));
         assert_eq!(retry_after(&HeaderMap::new(), &Value::Null), None);
     }
 
@@ -473,14 +419,11 @@ mod tests {
             body.to_string().as_bytes(),
         );
         assert!(err.is_duplicate(), "{err}");
-        let ClientError::Validation { fields, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let ClientError::Validation { fields, .. } = &err else { panic!("{err:?}") };
         assert_eq!(fields[1].field, "variables.email");
         assert_eq!(fields[1].messages, ["bad"]);
         assert!(
-            err.to_string()
-                .contains("`phone_number`: The phone number has already been taken.")
+            err.to_string().contains("`phone_number`: The phone number has already been taken.")
         );
     }
 
@@ -492,10 +435,7 @@ mod tests {
             "x",
             b"<html>bad gateway</html>",
         );
-        assert!(
-            err.to_string().contains("<html>bad gateway</html>"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("<html>bad gateway</html>"), "{err}");
         assert!(err.is_retryable());
         let err = status_error(
             StatusCode::UNAUTHORIZED,

@@ -425,9 +425,6 @@ pub struct Created<T> {
 
 impl<T> Default for Created<T> {
     fn default() -> Self {
-        Created {
-            message: String::new(),
-            data: None,
-        }
+        Created { message: String::new(), data: None }
     }
 }

@@ -100,11 +100,7 @@ impl Issue {
         field: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Self {
-        Issue {
-            code,
-            field: field.into(),
-            message: message.into(),
-        }
+        Issue { code, field: field.into(), message: message.into() }
     }
 }
 

@@ -1,0 +1,100 @@
+//! `leadsync assistants list` and `leadsync assistants outbound`.
+
+use clap::Subcommand;
+
+use super::{cell, print_json, print_table};
+use crate::cli::args::OutputMode;
+use crate::cli::{Config, Outcome, Session};
+use crate::client::{Assistant, Client, PER_PAGE_RANGE, Page};
+
+#[derive(Debug, Subcommand)]
+pub enum AssistantsCommand {
+    /// List assistants, one page at a time (or every page with --all)
+    List {
+        /// Page number, from 1
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        page: u64,
+        /// Assistants per page, 1 to 100
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=100))]
+        per_page: u64,
+        /// Walk every page
+        #[arg(long, conflicts_with = "page")]
+        all: bool,
+    },
+    /// List the outbound assistants (those that make calls)
+    Outbound,
+}
+
+pub async fn run(command: &AssistantsCommand, config: &Config) -> anyhow::Result<Outcome> {
+    let session = Session::open(config).await?;
+    let result = match command {
+        AssistantsCommand::List { page, per_page, all } => {
+            list(&session.client, config.output, *page, *per_page, *all).await
+        }
+        AssistantsCommand::Outbound => outbound(&session.client, config.output).await,
+    };
+    session.close().await;
+    result.map(|()| Outcome::Success)
+}
+
+async fn list(
+    client: &Client,
+    output: OutputMode,
+    page: u64,
+    per_page: u64,
+    all: bool,
+) -> anyhow::Result<()> {
+    if all {
+        let assistants = client.all_assistants().await?;
+        return match output {
+            OutputMode::Json => print_json(&assistants),
+            OutputMode::Table => {
+                let rows: Vec<Vec<String>> = assistants
+                    .iter()
+                    .map(|a| serde_json::to_value(a).map(|v| assistant_row(&v)))
+                    .collect::<Result<_, _>>()?;
+                print_table(ASSISTANT_COLUMNS, &rows)
+            }
+        };
+    }
+    debug_assert!(PER_PAGE_RANGE.contains(&per_page));
+    let page_value = client.list_assistants_raw(page, per_page).await?;
+    match output {
+        OutputMode::Json => print_json(&page_value),
+        OutputMode::Table => {
+            let page: Page<Assistant> = serde_json::from_value(page_value)?;
+            let rows: Vec<Vec<String>> = page
+                .data
+                .iter()
+                .map(|a| serde_json::to_value(a).map(|v| assistant_row(&v)))
+                .collect::<Result<_, _>>()?;
+            print_table(ASSISTANT_COLUMNS, &rows)?;
+            eprintln!(
+                "page {} of {} ({} assistants)",
+                page.current_page,
+                page.last_page.max(1),
+                page.total
+            );
+            Ok(())
+        }
+    }
+}
+
+async fn outbound(client: &Client, output: OutputMode) -> anyhow::Result<()> {
+    let records = client.outbound_assistants_raw().await?;
+    match output {
+        OutputMode::Json => print_json(&records),
+        OutputMode::Table => {
+            print_table(ASSISTANT_COLUMNS, &records.iter().map(assistant_row).collect::<Vec<_>>())
+        }
+    }
+}
+
+const ASSISTANT_COLUMNS: &[&str] = &["id", "name", "type", "status", "mode", "timezone", "webhook"];
+
+fn assistant_row(a: &serde_json::Value) -> Vec<String> {
+    ["id", "name", "type", "status", "mode", "timezone", "webhook_url"]
+        .iter()
+        .map(|k| cell(a, k))
+        .collect()
+}

@@ -1,0 +1,35 @@
+//! One file per subcommand: its arguments and a short `run` that calls the library and prints.
+
+pub mod assistants;
+pub mod campaigns;
+pub mod leads;
+pub mod sandbox;
+pub mod webhook;
+
+use std::io::Write;
+
+use serde_json::Value;
+
+/// Prints records as the service sent them, one pretty JSON array on stdout.
+pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Prints a table on stdout.
+pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    super::table::print(&mut out, headers, rows)?;
+    Ok(())
+}
+
+/// A JSON field as table text: strings bare, null empty.
+pub fn cell(value: &Value, key: &str) -> String {
+    match value.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}

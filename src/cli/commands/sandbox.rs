@@ -1,0 +1,83 @@
+//! `leadsync sandbox`: the reference service, for tests, demos and trying imports.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::cli::{Config, Outcome};
+use crate::sandbox::{DEMO_TOKEN, Faults, Sandbox, SandboxConfig, Seed};
+
+#[derive(Debug, clap::Args)]
+pub struct SandboxArgs {
+    /// Port to listen on; 0 picks a free one. The base URL is the first line on stdout
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: IpAddr,
+    /// SQLite file that keeps the state across restarts (default: in memory)
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// JSON file with users, tokens, campaigns and assistants (default: the demo data)
+    #[arg(long, value_name = "FILE")]
+    seed: Option<PathBuf>,
+    /// Fraction of requests answered 500/503 before doing anything
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    fail_rate: f64,
+    /// Fraction of requests carried out and then left unanswered (connection closed)
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    drop_rate: f64,
+    /// Requests per second allowed per token; the rest get 429 with Retry-After
+    #[arg(long, value_name = "N")]
+    rate_limit: Option<u32>,
+    /// Delay before each answer, in milliseconds
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    latency_ms: u64,
+    /// Seed of the fault generator, for repeatable runs
+    #[arg(long, value_name = "N")]
+    fault_seed: Option<u64>,
+}
+
+fn fraction(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("`{raw}` is not a fraction between 0 and 1")),
+    }
+}
+
+pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome> {
+    let seed = match &args.seed {
+        Some(path) => Some(Seed::from_path(path)?),
+        None => None,
+    };
+    let faults = Faults {
+        fail_rate: args.fail_rate,
+        drop_rate: args.drop_rate,
+        rate_limit: args.rate_limit,
+        latency: Duration::from_millis(args.latency_ms),
+        seed: args.fault_seed,
+    };
+    let sandbox_config = SandboxConfig { db: args.db.clone(), seed: seed.clone(), faults };
+    let sandbox = Sandbox::start(sandbox_config, SocketAddr::new(args.bind, args.port))
+        .await
+        .with_context(|| format!("starting the sandbox on {}:{}", args.bind, args.port))?;
+    // Scripts read the first stdout line to find the service.
+    println!("{}", sandbox.base_url);
+    if !config.quiet {
+        if seed.is_none() {
+            eprintln!("demo token: {DEMO_TOKEN}");
+            eprintln!(
+                "try: LEADSYNC_TOKEN={DEMO_TOKEN} leadsync --base-url {} campaigns list",
+                sandbox.base_url
+            );
+        }
+        eprintln!("sandbox listening; Ctrl-C stops it");
+    }
+    tokio::select! {
+        () = sandbox.wait() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,88 @@
+//! The resolved configuration: defaults, environment, token and terminal state decided once,
+//! without network I/O, so commands never look at clap types or the environment themselves.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use super::args::{GlobalArgs, OutputMode};
+use crate::client::{ClientConfig, ConfigError, Token};
+
+/// Which service a command talks to.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// An embedded sandbox, started in-process with the demo data.
+    Sandbox,
+    /// A real service (or a sandbox started elsewhere).
+    Service(ClientConfig),
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    target: Option<Target>,
+    target_error: Option<String>,
+    pub output: OutputMode,
+    pub quiet: bool,
+    pub verbose: u8,
+    /// Someone is watching stderr: progress bars make sense.
+    pub stderr_is_tty: bool,
+    pub timeout: Duration,
+}
+
+impl Config {
+    pub fn from_args(args: &GlobalArgs) -> anyhow::Result<Config> {
+        if !(args.timeout.is_finite() && args.timeout > 0.0) {
+            bail!("`--timeout` must be a positive number of seconds, got `{}`", args.timeout);
+        }
+        let timeout = Duration::from_secs_f64(args.timeout);
+        // A missing service is an error only for commands that need one (`init` and offline
+        // dry runs do not), so it is kept until `target()` is asked for.
+        let (target, target_error) = match resolve_target(args, timeout) {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(format!("{e:#}"))),
+        };
+        Ok(Config {
+            target,
+            target_error,
+            output: args.output,
+            quiet: args.quiet,
+            verbose: args.verbose,
+            stderr_is_tty: std::io::stderr().is_terminal(),
+            timeout,
+        })
+    }
+
+    /// The service to talk to, or why there is none.
+    pub fn target(&self) -> anyhow::Result<&Target> {
+        match (&self.target, &self.target_error) {
+            (Some(target), _) => Ok(target),
+            (None, Some(err)) => Err(anyhow::anyhow!("{err}")),
+            (None, None) => unreachable!("one of target and target_error is always set"),
+        }
+    }
+}
+
+fn resolve_target(args: &GlobalArgs, timeout: Duration) -> anyhow::Result<Target> {
+    if args.sandbox {
+        return Ok(Target::Sandbox);
+    }
+    let Some(base_url) = &args.base_url else {
+        bail!(
+            "no service given: pass `--base-url URL` or set `LEADSYNC_BASE_URL` (or try `--sandbox`)"
+        );
+    };
+    let token = read_token(args)?;
+    let config = ClientConfig::new(base_url, token, timeout, args.allow_insecure_http)?;
+    Ok(Target::Service(config))
+}
+
+fn read_token(args: &GlobalArgs) -> anyhow::Result<Token> {
+    if let Some(path) = &args.token_file {
+        return Token::from_file(path).context("reading the token");
+    }
+    match std::env::var("LEADSYNC_TOKEN") {
+        Ok(raw) => Ok(Token::new(raw)?),
+        Err(_) => Err(ConfigError::NoToken.into()),
+    }
+}

@@ -1,0 +1,37 @@
+//! The one place that maps how a run ended to the process exit code.
+
+use std::process::ExitCode;
+
+/// How a command that ran to its end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything worked (exit 0).
+    Success,
+    /// The run finished, but some rows were rejected, duplicated or failed (exit 3).
+    Problems,
+}
+
+/// Exit code for a run that could not run: unreadable file, bad mapping, service down (1).
+pub const FAILURE: u8 = 1;
+/// Exit code for a command line that does not parse (2), as clap uses.
+pub const USAGE: u8 = 2;
+/// Exit code for rows with problems (3).
+pub const PROBLEMS: u8 = 3;
+
+pub fn exit_code(result: &anyhow::Result<Outcome>) -> ExitCode {
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(PROBLEMS),
+        // A reader that went away (`leadsync leads list | head`) is not a failure.
+        Err(e) if is_broken_pipe(e) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(FAILURE),
+    }
+}
+
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

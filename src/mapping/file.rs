@@ -1,0 +1,242 @@
+//! The mapping file (`--mapping M.toml`): which column feeds which lead field.
+//!
+//! This is the user-facing format; `resolve` checks it against a source's headers. Unknown keys
+//! are errors that name the key, because a typo silently ignored means a column silently lost.
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// A mapping as written in TOML. Every part is optional; `infer` fills in what is missing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MappingFile {
+    /// Workbook sheet, by name or 1-based position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<SheetRef>,
+    /// Header of the main phone column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    /// Default region (ISO 3166 code such as `DE`) for numbers written without a country code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Header of a column holding each row's campaign, by id or by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign_column: Option<String>,
+    /// One campaign for every row, by id or by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<CampaignRef>,
+    /// Secondary contacts: phone column headers, or tables with their own variables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secondary_contacts: Vec<ContactSpec>,
+    /// Lead variable = header (or list of headers joined with a space) it comes from.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub variables: IndexMap<String, Columns>,
+    /// Variables with the same value on every lead.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub constants: IndexMap<String, String>,
+    /// Carry every column not mapped otherwise as a variable named after its header in
+    /// snake_case.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub carry_unmapped: bool,
+    /// CSV delimiter, when sniffing guesses wrong (`";"`, `"\t"`, `"|"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<String>,
+    /// Text encoding of a CSV, when detection guesses wrong (`"windows-1252"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// 1-based row of the headers, when a title block sits above them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_row: Option<u64>,
+}
+
+/// A workbook sheet: by name or 1-based position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SheetRef {
+    Index(usize),
+    Name(String),
+}
+
+/// A campaign named in the mapping or on the command line: by id or by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CampaignRef {
+    Id(u64),
+    Name(String),
+}
+
+impl CampaignRef {
+    /// `17` is an id, anything else a name.
+    pub fn parse(raw: &str) -> CampaignRef {
+        match raw.trim().parse() {
+            Ok(id) => CampaignRef::Id(id),
+            Err(_) => CampaignRef::Name(raw.trim().to_string()),
+        }
+    }
+
+    /// The text as a row's campaign cell would hold it.
+    pub fn as_text(&self) -> String {
+        match self {
+            CampaignRef::Id(id) => id.to_string(),
+            CampaignRef::Name(name) => name.clone(),
+        }
+    }
+}
+
+/// One header, or several whose cells are joined with a space (`["Vorname", "Nachname"]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Columns {
+    One(String),
+    Joined(Vec<String>),
+}
+
+impl Columns {
+    pub fn headers(&self) -> Vec<&str> {
+        match self {
+            Columns::One(h) => vec![h.as_str()],
+            Columns::Joined(hs) => hs.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// A secondary contact: just a phone header, or a table with variables of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ContactSpec {
+    Phone(String),
+    Table(ContactTable),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactTable {
+    pub phone: String,
+    #[serde(default)]
+    pub variables: IndexMap<String, Columns>,
+}
+
+impl ContactSpec {
+    pub fn phone(&self) -> &str {
+        match self {
+            ContactSpec::Phone(p) => p,
+            ContactSpec::Table(t) => &t.phone,
+        }
+    }
+
+    pub fn variables(&self) -> Option<&IndexMap<String, Columns>> {
+        match self {
+            ContactSpec::Phone(_) => None,
+            ContactSpec::Table(t) => Some(&t.variables),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MappingFileError {
+    #[error("cannot read the mapping `{path}`: {reason}")]
+    Read { path: String, reason: String },
+    #[error("the mapping `{path}` is not valid: {reason}")]
+    Parse { path: String, reason: String },
+}
+
+impl MappingFile {
+    pub fn load(path: &Path) -> Result<MappingFile, MappingFileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| MappingFileError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        MappingFile::parse(&text)
+            .map_err(|reason| MappingFileError::Parse { path: path.display().to_string(), reason })
+    }
+
+    pub fn parse(text: &str) -> Result<MappingFile, String> {
+        toml::from_str(text).map_err(|e| {
+            // toml's message carries the line, the key and a caret; keep it on few lines.
+            e.to_string().trim().replace("\n\n", "\n")
+        })
+    }
+
+    /// A column given in the file as a delimiter string, as the byte the reader wants.
+    pub fn delimiter_byte(&self) -> Result<Option<u8>, String> {
+        self.delimiter.as_deref().map(parse_delimiter).transpose()
+    }
+}
+
+/// `","`, `";"`, `"\t"` or `"tab"`, `"|"`: one ASCII character.
+pub fn parse_delimiter(raw: &str) -> Result<u8, String> {
+    match raw {
+        "\t" | "\\t" | "tab" | "TAB" => Ok(b'\t'),
+        s if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
+        other => {
+            Err(format!("the delimiter must be one ASCII character such as `;`, got `{other}`"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flat_form_from_the_docs_parses() {
+        let file = MappingFile::parse(
+            r#"
+            sheet = "Leads"
+            phone = "Telefon"
+            region = "DE"
+            campaign_column = "Kampagne"
+            secondary_contacts = ["Phone 2", "Mobile 2"]
+            [variables]
+            customer_name = "Name"
+            email = "E-Mail"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(file.sheet, Some(SheetRef::Name("Leads".into())));
+        assert_eq!(file.phone.as_deref(), Some("Telefon"));
+        assert_eq!(file.secondary_contacts[1], ContactSpec::Phone("Mobile 2".into()));
+        assert_eq!(file.variables["email"], Columns::One("E-Mail".into()));
+    }
+
+    #[test]
+    fn tables_constants_and_joined_columns_parse() {
+        let file = MappingFile::parse(
+            r#"
+            phone = "Phone"
+            campaign = 17
+            carry_unmapped = true
+            delimiter = ";"
+            header_row = 3
+            [variables]
+            customer_name = ["Vorname", "Nachname"]
+            [constants]
+            source = "fair 2026"
+            [[secondary_contacts]]
+            phone = "Phone 2"
+            variables = { customer_name = "Contact 2" }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(file.campaign, Some(CampaignRef::Id(17)));
+        assert_eq!(file.variables["customer_name"].headers(), ["Vorname", "Nachname"]);
+        assert_eq!(file.constants["source"], "fair 2026");
+        assert_eq!(file.secondary_contacts[0].phone(), "Phone 2");
+        assert_eq!(file.delimiter_byte().unwrap(), Some(b';'));
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_that_name_the_key() {
+        let err = MappingFile::parse("phone = \"P\"\ncampaing = 3\n").unwrap_err();
+        assert!(err.contains("campaing"), "{err}");
+    }
+
+    #[test]
+    fn delimiters_are_single_ascii_characters() {
+        assert_eq!(parse_delimiter("tab"), Ok(b'\t'));
+        assert_eq!(parse_delimiter("|"), Ok(b'|'));
+        assert!(parse_delimiter(";;").is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! Guessing a mapping from the headers alone, in English, German, French, Spanish, Italian and
+//! Dutch, so a first import needs no mapping file at all.
+
+use indexmap::IndexMap;
+
+use super::file::{Columns, ContactSpec, MappingFile};
+use super::header_key;
+
+const PHONE: &[&str] = &[
+    "phone",
+    "phone number",
+    "phonenumber",
+    "phone_number",
+    "telephone",
+    "telephone number",
+    "tel",
+    "tel.",
+    "mobile",
+    "mobile phone",
+    "mobile number",
+    "cell",
+    "cell phone",
+    "cellphone",
+    "msisdn",
+    "number",
+    "telefon",
+    "telefonnummer",
+    "tel.-nr.",
+    "tel-nr",
+    "rufnummer",
+    "mobil",
+    "mobilnummer",
+    "handy",
+    "handynummer",
+    "mobiltelefon",
+    "téléphone",
+    "numéro de téléphone",
+    "numero de telephone",
+    "portable",
+    "mobile (portable)",
+    "teléfono",
+    "telefono",
+    "número de teléfono",
+    "móvil",
+    "movil",
+    "celular",
+    "numero di telefono",
+    "cellulare",
+    "telefoonnummer",
+    "telefoon",
+    "mobiel",
+    "mobiel nummer",
+    "gsm",
+    "gsm-nummer",
+];
+const FULL_NAME: &[&str] = &[
+    "name",
+    "full name",
+    "fullname",
+    "customer name",
+    "customer",
+    "contact name",
+    "contact",
+    "client",
+    "kunde",
+    "kundenname",
+    "ansprechpartner",
+    "vollständiger name",
+    "nom",
+    "nom complet",
+    "nombre",
+    "nombre completo",
+    "nome",
+    "nome completo",
+    "naam",
+    "volledige naam",
+    "klant",
+];
+const FIRST_NAME: &[&str] = &[
+    "first name",
+    "firstname",
+    "given name",
+    "vorname",
+    "prénom",
+    "prenom",
+    "nombre de pila",
+    "voornaam",
+];
+const LAST_NAME: &[&str] = &[
+    "last name",
+    "lastname",
+    "surname",
+    "family name",
+    "nachname",
+    "familienname",
+    "nom de famille",
+    "apellido",
+    "apellidos",
+    "cognome",
+    "achternaam",
+];
+const EMAIL: &[&str] = &[
+    "email",
+    "e-mail",
+    "e mail",
+    "mail",
+    "email address",
+    "e-mail address",
+    "e-mail-adresse",
+    "emailadresse",
+    "courriel",
+    "adresse e-mail",
+    "adresse mail",
+    "correo",
+    "correo electrónico",
+    "correo electronico",
+    "posta elettronica",
+    "indirizzo email",
+    "e-mailadres",
+];
+const CAMPAIGN: &[&str] = &[
+    "campaign",
+    "campaign id",
+    "campaign_id",
+    "campaign name",
+    "kampagne",
+    "kampagnen-id",
+    "campagne",
+    "campaña",
+    "campana",
+    "campagna",
+];
+
+fn is_one_of(key: &str, synonyms: &[&str]) -> bool {
+    synonyms.contains(&key)
+}
+
+/// A phone-like header with a trailing number or qualifier (`Phone 2`, `Mobile (work)`).
+fn is_phone_like(key: &str) -> bool {
+    let base = key.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || c == '#');
+    let base = base.split(" (").next().unwrap_or(base).trim();
+    is_one_of(key, PHONE)
+        || is_one_of(base, PHONE)
+        || PHONE.iter().any(|p| p.len() > 4 && base.split([' ', '_', '-']).any(|w| w == *p))
+}
+
+/// A mapping guessed from the headers, and a line per choice for the user to check.
+pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
+    let keys: Vec<String> = headers.iter().map(|h| header_key(h)).collect();
+    let find = |synonyms: &[&str]| keys.iter().position(|k| is_one_of(k, synonyms));
+    let mut file = MappingFile::default();
+    let mut notes = Vec::new();
+    let mut used = vec![false; headers.len()];
+
+    let phones: Vec<usize> = (0..keys.len()).filter(|&i| is_phone_like(&keys[i])).collect();
+    // The plainest phone header is the main number; the rest are secondary contacts.
+    let main =
+        phones.iter().copied().find(|&i| is_one_of(&keys[i], PHONE)).or(phones.first().copied());
+    if let Some(main) = main {
+        file.phone = Some(headers[main].clone());
+        used[main] = true;
+        notes.push(format!("phone number from column `{}`", headers[main]));
+        for &i in phones.iter().filter(|&&i| i != main) {
+            file.secondary_contacts.push(ContactSpec::Phone(headers[i].clone()));
+            used[i] = true;
+            notes.push(format!("secondary contact from column `{}`", headers[i]));
+        }
+    }
+    if let Some(i) = find(CAMPAIGN) {
+        file.campaign_column = Some(headers[i].clone());
+        used[i] = true;
+        notes.push(format!("campaign from column `{}`", headers[i]));
+    }
+    let mut variables = IndexMap::new();
+    if let Some(i) = find(FULL_NAME) {
+        variables.insert("customer_name".to_string(), Columns::One(headers[i].clone()));
+        used[i] = true;
+        notes.push(format!("customer_name from column `{}`", headers[i]));
+    } else if let (Some(first), Some(last)) = (find(FIRST_NAME), find(LAST_NAME)) {
+        let joined = vec![headers[first].clone(), headers[last].clone()];
+        variables.insert("customer_name".to_string(), Columns::Joined(joined));
+        used[first] = true;
+        used[last] = true;
+        notes
+            .push(format!("customer_name from columns `{}` + `{}`", headers[first], headers[last]));
+    }
+    if let Some(i) = find(EMAIL) {
+        variables.insert("email".to_string(), Columns::One(headers[i].clone()));
+        used[i] = true;
+        notes.push(format!("email from column `{}`", headers[i]));
+    }
+    file.variables = variables;
+    let rest: Vec<&str> = headers
+        .iter()
+        .zip(&used)
+        .filter(|(h, u)| !**u && !h.trim().is_empty())
+        .map(|(h, _)| h.as_str())
+        .collect();
+    if !rest.is_empty() {
+        // Dropping columns nobody mapped loses data the assistant could use; carry them.
+        file.carry_unmapped = true;
+        notes.push(format!(
+            "other columns as variables: {}",
+            rest.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    (file, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn english_export_with_a_second_number() {
+        let h = headers(&[
+            "Name", "E-Mail", "Phone", "Mobile 2", "Campaign", "Company", "City", "Notes",
+        ]);
+        let (file, notes) = infer(&h);
+        assert_eq!(file.phone.as_deref(), Some("Phone"));
+        assert_eq!(file.secondary_contacts, vec![ContactSpec::Phone("Mobile 2".into())]);
+        assert_eq!(file.campaign_column.as_deref(), Some("Campaign"));
+        assert_eq!(file.variables["customer_name"], Columns::One("Name".into()));
+        assert_eq!(file.variables["email"], Columns::One("E-Mail".into()));
+        assert!(file.carry_unmapped);
+        assert!(notes.iter().any(|n| n.contains("`Company`")), "{notes:?}");
+    }
+
+    #[test]
+    fn german_export_with_split_names() {
+        let h = headers(&[
+            "\u{feff}Vorname",
+            "Nachname",
+            " Telefon ",
+            "Handy",
+            "Kampagne",
+            "E-Mail-Adresse",
+        ]);
+        let (file, _) = infer(&h);
+        assert_eq!(file.phone.as_deref(), Some(" Telefon "));
+        assert_eq!(file.secondary_contacts, vec![ContactSpec::Phone("Handy".into())]);
+        assert_eq!(file.variables["customer_name"].headers(), ["\u{feff}Vorname", "Nachname"]);
+        assert_eq!(file.variables["email"], Columns::One("E-Mail-Adresse".into()));
+        assert!(!file.carry_unmapped);
+    }
+
+    #[test]
+    fn french_spanish_italian_dutch_headers() {
+        for (phone, name, mail, campaign) in [
+            ("Téléphone", "Nom", "Courriel", "Campagne"),
+            ("Teléfono", "Nombre", "Correo electrónico", "Campaña"),
+            ("Telefono", "Nome", "Posta elettronica", "Campagna"),
+            ("Telefoonnummer", "Naam", "E-mailadres", "Campagne"),
+        ] {
+            let (file, _) = infer(&headers(&[name, mail, phone, campaign]));
+            assert_eq!(file.phone.as_deref(), Some(phone));
+            assert_eq!(file.variables["customer_name"], Columns::One(name.into()));
+            assert_eq!(file.variables["email"], Columns::One(mail.into()));
+            assert_eq!(file.campaign_column.as_deref(), Some(campaign));
+        }
+    }
+}

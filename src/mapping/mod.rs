@@ -1,0 +1,342 @@
+//! Columns → lead fields: which cell is the phone, the campaign, each variable and each
+//! secondary contact. A [`MappingFile`] (written or inferred) is resolved against a source's
+//! headers into a [`Plan`] of column indexes that the hot path applies to every row.
+
+mod file;
+mod infer;
+mod template;
+
+use unicode_normalization::UnicodeNormalization;
+
+pub use file::{
+    CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, SheetRef,
+    parse_delimiter,
+};
+pub use infer::infer;
+pub use template::render_template;
+
+use crate::report::Variables;
+
+/// A mapping resolved against one source's headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub phone: usize,
+    pub campaign: CampaignSource,
+    /// Lead variables, with the columns whose cells make each one.
+    pub variables: Vec<(String, Vec<usize>)>,
+    pub constants: Vec<(String, String)>,
+    pub contacts: Vec<ContactPlan>,
+    /// Default region for numbers without a country code.
+    pub region: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CampaignSource {
+    /// Each row names its campaign in this column.
+    Column(usize),
+    /// Every row goes to this campaign.
+    Fixed(CampaignRef),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContactPlan {
+    pub phone: usize,
+    pub variables: Vec<(String, Vec<usize>)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MappingError {
+    #[error("the mapping names column `{header}` for `{key}`, but {source_name} has no such column{}; its columns are: {}", closest.as_ref().map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default(), available.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", "))]
+    MissingColumn {
+        key: String,
+        header: String,
+        source_name: String,
+        closest: Option<String>,
+        available: Vec<String>,
+    },
+    #[error("no phone column in {source_name}: name it with `phone = \"…\"` in a mapping file (`leadsync init` writes one); its columns are: {}", available.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", "))]
+    NoPhoneColumn { source_name: String, available: Vec<String> },
+    #[error(
+        "no campaign for the leads: add a campaign column, set `campaign = …` in the mapping, or pass `--campaign ID|NAME`"
+    )]
+    NoCampaign,
+}
+
+/// Header text as compared: no BOM, trimmed, one space between words, lowercase, NFC.
+pub fn header_key(header: &str) -> String {
+    let text: String = header.trim_start_matches('\u{feff}').nfc().collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// A header as a variable name: `E-Mail Adresse` → `e_mail_adresse`.
+pub fn snake_case(header: &str) -> String {
+    let mut out = String::new();
+    for c in header_key(header).chars() {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+impl MappingFile {
+    /// Resolves every header the mapping names to a column of `headers`.
+    pub fn resolve(&self, headers: &[String], source_name: &str) -> Result<Plan, MappingError> {
+        let finder =
+            Finder { headers, keys: headers.iter().map(|h| header_key(h)).collect(), source_name };
+        let phone = match &self.phone {
+            Some(header) => finder.find("phone", header)?,
+            None => {
+                return Err(MappingError::NoPhoneColumn {
+                    source_name: source_name.into(),
+                    available: headers.to_vec(),
+                });
+            }
+        };
+        let campaign = match (&self.campaign, &self.campaign_column) {
+            (Some(fixed), _) => CampaignSource::Fixed(fixed.clone()),
+            (None, Some(header)) => CampaignSource::Column(finder.find("campaign_column", header)?),
+            (None, None) => return Err(MappingError::NoCampaign),
+        };
+        let mut variables = finder.variables("variables", &self.variables)?;
+        let contacts = self
+            .secondary_contacts
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let key = format!("secondary_contacts[{i}]");
+                let phone = finder.find(&format!("{key}.phone"), spec.phone())?;
+                let variables = match spec.variables() {
+                    Some(vars) => finder.variables(&format!("{key}.variables"), vars)?,
+                    None => Vec::new(),
+                };
+                Ok(ContactPlan { phone, variables })
+            })
+            .collect::<Result<Vec<_>, MappingError>>()?;
+        if self.carry_unmapped {
+            variables
+                .extend(self.unmapped_columns(headers, phone, &campaign, &variables, &contacts));
+        }
+        let constants = self.constants.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let region = self.region.clone().unwrap_or_else(|| "DE".to_string());
+        Ok(Plan { phone, campaign, variables, constants, contacts, region })
+    }
+
+    fn unmapped_columns(
+        &self,
+        headers: &[String],
+        phone: usize,
+        campaign: &CampaignSource,
+        variables: &[(String, Vec<usize>)],
+        contacts: &[ContactPlan],
+    ) -> Vec<(String, Vec<usize>)> {
+        let mut used = vec![false; headers.len()];
+        used[phone] = true;
+        if let CampaignSource::Column(c) = campaign {
+            used[*c] = true;
+        }
+        let var_cols = variables.iter().flat_map(|(_, cols)| cols);
+        let contact_cols = contacts.iter().flat_map(|c| {
+            std::iter::once(&c.phone).chain(c.variables.iter().flat_map(|(_, cols)| cols))
+        });
+        for &col in var_cols.chain(contact_cols) {
+            used[col] = true;
+        }
+        let taken: Vec<&str> = variables
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .chain(self.constants.keys().map(String::as_str))
+            .collect();
+        (0..headers.len())
+            .filter(|&i| !used[i])
+            .filter_map(|i| {
+                let key = snake_case(&headers[i]);
+                (!key.is_empty() && !taken.contains(&key.as_str())).then_some((key, vec![i]))
+            })
+            .collect()
+    }
+}
+
+struct Finder<'a> {
+    headers: &'a [String],
+    keys: Vec<String>,
+    source_name: &'a str,
+}
+
+impl Finder<'_> {
+    fn find(&self, key: &str, header: &str) -> Result<usize, MappingError> {
+        let wanted = header_key(header);
+        self.keys.iter().position(|k| *k == wanted).ok_or_else(|| MappingError::MissingColumn {
+            key: key.to_string(),
+            header: header.to_string(),
+            source_name: self.source_name.to_string(),
+            closest: self.closest(&wanted),
+            available: self.headers.to_vec(),
+        })
+    }
+
+    fn closest(&self, wanted: &str) -> Option<String> {
+        self.keys
+            .iter()
+            .zip(self.headers)
+            .map(|(k, h)| (strsim::jaro_winkler(k, wanted), h))
+            .filter(|(score, _)| *score > 0.7)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, h)| h.trim().to_string())
+    }
+
+    fn variables(
+        &self,
+        key: &str,
+        vars: &indexmap::IndexMap<String, Columns>,
+    ) -> Result<Vec<(String, Vec<usize>)>, MappingError> {
+        vars.iter()
+            .map(|(name, cols)| {
+                let columns = cols
+                    .headers()
+                    .into_iter()
+                    .map(|h| self.find(&format!("{key}.{name}"), h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((name.clone(), columns))
+            })
+            .collect()
+    }
+}
+
+impl Plan {
+    /// The phone cell of a row.
+    pub fn phone_cell<'r>(&self, cells: &'r csv::StringRecord) -> &'r str {
+        cells.get(self.phone).unwrap_or("")
+    }
+
+    /// The campaign a row names: its campaign cell, or the fixed campaign.
+    pub fn campaign_text(&self, cells: &csv::StringRecord) -> String {
+        match &self.campaign {
+            CampaignSource::Column(c) => cells.get(*c).unwrap_or("").trim().to_string(),
+            CampaignSource::Fixed(fixed) => fixed.as_text(),
+        }
+    }
+
+    /// The lead's variables: mapped cells (trimmed, empty ones left out) then constants.
+    pub fn variables(&self, cells: &csv::StringRecord) -> Variables {
+        let mut vars = collect_variables(&self.variables, cells);
+        for (k, v) in &self.constants {
+            vars.insert(k.clone(), v.clone());
+        }
+        vars
+    }
+
+    /// Each secondary contact's phone cell and variables; empty phone cells are no contact.
+    pub fn contacts<'p, 'r>(
+        &'p self,
+        cells: &'r csv::StringRecord,
+    ) -> impl Iterator<Item = (&'r str, Variables)> + use<'p, 'r> {
+        self.contacts.iter().filter_map(move |c| {
+            let phone = cells.get(c.phone).unwrap_or("").trim();
+            (!phone.is_empty()).then(|| (phone, collect_variables(&c.variables, cells)))
+        })
+    }
+}
+
+fn collect_variables(spec: &[(String, Vec<usize>)], cells: &csv::StringRecord) -> Variables {
+    let mut vars = Variables::with_capacity(spec.len());
+    for (name, columns) in spec {
+        let value = match columns.as_slice() {
+            [one] => cells.get(*one).unwrap_or("").trim().to_string(),
+            many => many
+                .iter()
+                .map(|c| cells.get(*c).unwrap_or("").trim())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        if !value.is_empty() {
+            vars.insert(name.clone(), value);
+        }
+    }
+    vars
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn header_matching_ignores_case_spaces_and_bom() {
+        assert_eq!(header_key("\u{feff}  Telefon  Nummer "), "telefon nummer");
+        assert_eq!(snake_case("E-Mail Adresse"), "e_mail_adresse");
+        assert_eq!(snake_case(" Straße (Nr.) "), "straße_nr");
+    }
+
+    #[test]
+    fn a_missing_column_lists_the_columns_and_the_closest() {
+        let file = MappingFile::parse("phone = \"Telefon\"\ncampaign = 1\n").unwrap();
+        let err =
+            file.resolve(&headers(&["Name", "Telefonnummer", "Mail"]), "leads.csv").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("`Telefon`") && text.contains("leads.csv"), "{text}");
+        assert!(text.contains("did you mean `Telefonnummer`"), "{text}");
+        assert!(text.contains("`Name`, `Telefonnummer`, `Mail`"), "{text}");
+    }
+
+    #[test]
+    fn resolves_and_applies_to_a_row() {
+        let file = MappingFile::parse(
+            r#"
+            phone = "phone"
+            campaign_column = "Campaign"
+            carry_unmapped = true
+            secondary_contacts = [{ phone = "Phone 2", variables = { customer_name = "Contact 2" } }]
+            [variables]
+            customer_name = ["First", "Last"]
+            [constants]
+            source = "fair"
+            "#,
+        )
+        .unwrap();
+        let h = headers(&[
+            "First",
+            "Last",
+            "Phone",
+            "Phone 2",
+            "Contact 2",
+            "Campaign",
+            "Company Name",
+            "",
+        ]);
+        let plan = file.resolve(&h, "x.csv").unwrap();
+        let row = csv::StringRecord::from(vec![
+            "Ada",
+            " Lovelace ",
+            "+441234",
+            "",
+            "Bob",
+            " Spring ",
+            "ACME",
+            "z",
+        ]);
+        assert_eq!(plan.phone_cell(&row), "+441234");
+        assert_eq!(plan.campaign_text(&row), "Spring");
+        let vars = plan.variables(&row);
+        assert_eq!(vars["customer_name"], "Ada Lovelace");
+        assert_eq!(vars["company_name"], "ACME");
+        assert_eq!(vars["source"], "fair");
+        assert_eq!(plan.contacts(&row).count(), 0, "an empty cell is no contact");
+        let row = csv::StringRecord::from(vec!["Ada", "", "1", "+442", "Bob", "1", "", ""]);
+        let contacts: Vec<_> = plan.contacts(&row).collect();
+        assert_eq!(contacts[0].0, "+442");
+        assert_eq!(contacts[0].1["customer_name"], "Bob");
+    }
+
+    #[test]
+    fn no_campaign_anywhere_is_an_error() {
+        let file = MappingFile::parse("phone = \"Phone\"\n").unwrap();
+        assert!(matches!(file.resolve(&headers(&["Phone"]), "x"), Err(MappingError::NoCampaign)));
+    }
+}

@@ -1,0 +1,117 @@
+//! `leadsync init`: a mapping written out as commented TOML for a person to review.
+
+use std::fmt::Write;
+
+use super::file::{CampaignRef, Columns, ContactSpec, MappingFile, SheetRef};
+
+/// The mapping as a TOML file with a comment on every part, headers listed for reference.
+pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]) -> String {
+    let mut out = String::new();
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let _ = writeln!(out, "# leadsync mapping for {source_name}");
+    let _ = writeln!(out, "# Written by `leadsync init`: check every line, then run");
+    let _ = writeln!(out, "#   leadsync import {source_name} --mapping THIS_FILE --dry-run");
+    let _ = writeln!(
+        out,
+        "# Columns found: {}",
+        headers.iter().map(|h| q(h.trim())).collect::<Vec<_>>().join(", ")
+    );
+    let _ = writeln!(out);
+    if let Some(sheet) = &file.sheet {
+        let value = match sheet {
+            SheetRef::Index(i) => i.to_string(),
+            SheetRef::Name(n) => q(n),
+        };
+        let _ = writeln!(out, "# Workbook sheet, by name or 1-based position.\nsheet = {value}\n");
+    }
+    let _ = writeln!(out, "# Column with the main phone number.");
+    match &file.phone {
+        Some(phone) => writeln!(out, "phone = {}", q(phone)),
+        None => writeln!(out, "# phone = \"…\"   # no phone column recognised: name it here"),
+    }
+    .ok();
+    let _ = writeln!(out, "\n# Country for numbers written without a country code (ISO code).");
+    let _ = writeln!(out, "region = {}", q(file.region.as_deref().unwrap_or("DE")));
+    let _ = writeln!(
+        out,
+        "\n# Campaign: a column holding an id or name per row, or one campaign for all rows."
+    );
+    match (&file.campaign_column, &file.campaign) {
+        (_, Some(CampaignRef::Id(id))) => writeln!(out, "campaign = {id}"),
+        (_, Some(CampaignRef::Name(name))) => writeln!(out, "campaign = {}", q(name)),
+        (Some(col), None) => writeln!(out, "campaign_column = {}\n# campaign = 17", q(col)),
+        (None, None) => {
+            writeln!(out, "# campaign_column = \"…\"\n# campaign = 17   # or a campaign name")
+        }
+    }
+    .ok();
+    let phones: Vec<String> = file
+        .secondary_contacts
+        .iter()
+        .filter_map(|c| match c {
+            ContactSpec::Phone(p) => Some(q(p)),
+            ContactSpec::Table(_) => None,
+        })
+        .collect();
+    let _ = writeln!(out, "\n# Further phone columns, sent as secondary contacts of the lead.");
+    if phones.is_empty() {
+        let _ = writeln!(out, "# secondary_contacts = [\"Phone 2\"]");
+    } else {
+        let _ = writeln!(out, "secondary_contacts = [{}]", phones.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "# or with variables of their own:\n# [[secondary_contacts]]\n# phone = \"Phone 2\"\n# variables = {{ customer_name = \"Contact 2\" }}"
+    );
+    let _ = writeln!(
+        out,
+        "\n# Carry every other column as a variable named after its header in snake_case."
+    );
+    let _ = writeln!(out, "carry_unmapped = {}", file.carry_unmapped);
+    let _ =
+        writeln!(out, "\n# Lead variables: variable = column, or [columns] joined with a space.");
+    let _ = writeln!(out, "[variables]");
+    for (name, cols) in &file.variables {
+        let value = match cols {
+            Columns::One(h) => q(h),
+            Columns::Joined(hs) => {
+                format!("[{}]", hs.iter().map(|h| q(h)).collect::<Vec<_>>().join(", "))
+            }
+        };
+        let _ = writeln!(out, "{} = {value}", toml_key(name));
+    }
+    let _ = writeln!(
+        out,
+        "\n# Variables with the same value on every lead.\n[constants]\n# source = \"spring fair\""
+    );
+    out
+}
+
+fn toml_key(key: &str) -> String {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        key.to_string()
+    } else {
+        toml::Value::String(key.to_string()).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::infer;
+
+    #[test]
+    fn the_template_parses_back_to_the_same_mapping() {
+        let headers: Vec<String> =
+            ["Vorname", "Nachname", "Telefon", "Handy", "Kampagne", "E-Mail", "Firma \"X\""]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        let (mut file, _) = infer(&headers);
+        file.region = Some("DE".into());
+        let text = render_template(&file, "leads.csv", &headers);
+        let back = MappingFile::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, file, "{text}");
+        assert!(text.contains("# Columns found:"));
+    }
+}

@@ -1,1 +1,398 @@
-//! (placeholder)
+//! Judging rows: phone numbers, campaigns and duplicates → a [`RowReport`] with its issues.
+//!
+//! [`RowChecker`] is pure per row, so several threads can run one each; [`Deduper`] sees rows in
+//! file order, because "duplicate of row 12" must name the earlier row whatever thread ran it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::mapping::Plan;
+use crate::phone::{PhoneParser, PhoneProblem};
+use crate::report::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
+use crate::source::Record;
+
+/// The campaigns rows may name, from the service's live list.
+#[derive(Debug, Clone, Default)]
+pub struct CampaignBook {
+    campaigns: Vec<(u64, String)>,
+    by_id: HashMap<u64, usize>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+/// How a row named its campaign, once looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedCampaign {
+    pub id: u64,
+    pub name: String,
+}
+
+impl CampaignBook {
+    pub fn new(campaigns: impl IntoIterator<Item = (u64, String)>) -> CampaignBook {
+        let mut book = CampaignBook::default();
+        for (id, name) in campaigns {
+            let index = book.campaigns.len();
+            book.by_id.insert(id, index);
+            book.by_name.entry(name_key(&name)).or_default().push(index);
+            book.campaigns.push((id, name));
+        }
+        book
+    }
+
+    /// Finds a campaign by id or by name (trimmed, case-insensitive, Unicode-normalized).
+    pub fn resolve(&self, text: &str) -> Result<ResolvedCampaign, Issue> {
+        let key = name_key(text);
+        let by_name = self.by_name.get(&key).map(Vec::as_slice).unwrap_or_default();
+        let by_id = text.trim().parse::<u64>().ok().and_then(|id| self.by_id.get(&id));
+        let index = match (by_id, by_name) {
+            (Some(&i), _) => i,
+            (None, [i]) => *i,
+            (None, []) => return Err(self.unknown(text)),
+            (None, many) => {
+                let ids: Vec<String> =
+                    many.iter().map(|&i| self.campaigns[i].0.to_string()).collect();
+                return Err(Issue::new(
+                    IssueCode::AmbiguousCampaign,
+                    None,
+                    format!(
+                        "several campaigns are named `{}` (ids {}): use the id",
+                        text.trim(),
+                        ids.join(", ")
+                    ),
+                ));
+            }
+        };
+        let (id, name) = &self.campaigns[index];
+        Ok(ResolvedCampaign { id: *id, name: name.clone() })
+    }
+
+    fn unknown(&self, text: &str) -> Issue {
+        let key = name_key(text);
+        let closest = self
+            .campaigns
+            .iter()
+            .map(|(id, name)| (strsim::jaro_winkler(&name_key(name), &key), id, name))
+            .filter(|(score, _, _)| *score > 0.75)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let hint = match closest {
+            Some((_, id, name)) => format!(": did you mean `{name}` (id {id})?"),
+            None if self.campaigns.is_empty() => ": the account has no campaigns".to_string(),
+            None => format!(
+                "; campaigns are: {}",
+                self.campaigns
+                    .iter()
+                    .take(10)
+                    .map(|(id, n)| format!("`{n}` ({id})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Issue::new(IssueCode::UnknownCampaign, None, format!("no campaign `{}`{hint}", text.trim()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.campaigns.is_empty()
+    }
+}
+
+/// Campaign names as compared: NFKC, case-folded, one space between words.
+fn name_key(text: &str) -> String {
+    let folded: String = text.nfkc().collect::<String>().to_lowercase();
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether campaigns are checked against the service (`--offline` turns it off).
+#[derive(Debug, Clone)]
+pub enum Campaigns {
+    Checked(CampaignBook),
+    Unchecked,
+}
+
+/// What one row needs to be judged by; one per worker thread.
+pub struct RowChecker {
+    plan: Arc<Plan>,
+    headers: Arc<[String]>,
+    campaigns: Arc<Campaigns>,
+    phones: PhoneParser,
+    keep_cells: bool,
+}
+
+/// A judged row and the key it is deduplicated under (when it is valid so far).
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub report: RowReport,
+    pub key: Option<(u64, u64)>,
+}
+
+impl RowChecker {
+    pub fn new(
+        plan: Arc<Plan>,
+        headers: Arc<[String]>,
+        campaigns: Arc<Campaigns>,
+        phones: PhoneParser,
+        keep_cells: bool,
+    ) -> RowChecker {
+        RowChecker { plan, headers, campaigns, phones, keep_cells }
+    }
+
+    pub fn check(&self, record: &Record) -> Checked {
+        let cells = &record.cells;
+        let mut report = RowReport {
+            row: record.row,
+            status: RowStatus::Valid,
+            phone: None,
+            campaign_id: None,
+            lead_id: None,
+            variables: self.plan.variables(cells),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            secondary_contacts: Vec::new(),
+            source_cells: if self.keep_cells {
+                cells.iter().map(str::to_string).collect()
+            } else {
+                Vec::new()
+            },
+            region: None,
+            campaign_name: None,
+        };
+        let phone_key = self.check_phone(record, &mut report);
+        let campaign_key = self.check_campaign(record, &mut report);
+        self.check_contacts(record, &mut report);
+        self.note_cell_errors(record, &mut report);
+        if !report.errors.is_empty() {
+            report.status = RowStatus::Rejected;
+        }
+        let key = match (phone_key, campaign_key) {
+            (Some(p), Some(c)) if report.errors.is_empty() => Some((c, p)),
+            _ => None,
+        };
+        Checked { report, key }
+    }
+
+    fn column(&self, index: usize) -> String {
+        self.headers
+            .get(index)
+            .map_or_else(|| format!("column {}", index + 1), |h| h.trim().to_string())
+    }
+
+    fn check_phone(&self, record: &Record, report: &mut RowReport) -> Option<u64> {
+        let field = self.column(self.plan.phone);
+        if let Some(err) = record.cell_errors.iter().find(|e| e.column == self.plan.phone) {
+            let message = format!(
+                "the `{field}` cell holds the spreadsheet error `{}`: fix its formula",
+                err.value
+            );
+            report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field), message));
+            return None;
+        }
+        let raw = self.plan.phone_cell(&record.cells);
+        match self.phones.parse(raw) {
+            Ok(phone) => {
+                if let Some(ext) = &phone.extension_dropped {
+                    let message = format!(
+                        "extension `{ext}` of `{}` dropped: the service takes none",
+                        raw.trim()
+                    );
+                    report.warnings.push(Issue::new(
+                        IssueCode::ExtensionDropped,
+                        Some(field),
+                        message,
+                    ));
+                }
+                let key = phone.key();
+                report.region = phone.region;
+                report.phone = Some(phone.e164);
+                Some(key)
+            }
+            Err(PhoneProblem::Missing) => {
+                report.errors.push(Issue::new(
+                    IssueCode::MissingPhone,
+                    Some(field.clone()),
+                    format!("no phone number in `{field}`"),
+                ));
+                None
+            }
+            Err(problem) => {
+                let message = format!("`{}` is not a valid phone number: {problem}", raw.trim());
+                report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field), message));
+                None
+            }
+        }
+    }
+
+    /// Returns the campaign part of the dedupe key.
+    fn check_campaign(&self, record: &Record, report: &mut RowReport) -> Option<u64> {
+        let text = self.plan.campaign_text(&record.cells);
+        let field = match self.plan.campaign {
+            crate::mapping::CampaignSource::Column(c) => Some(self.column(c)),
+            crate::mapping::CampaignSource::Fixed(_) => Some("campaign".to_string()),
+        };
+        if text.is_empty() {
+            let message =
+                "no campaign: fill in the campaign column or pass `--campaign`".to_string();
+            report.errors.push(Issue::new(IssueCode::MissingCampaign, field, message));
+            return None;
+        }
+        match &*self.campaigns {
+            Campaigns::Checked(book) => match book.resolve(&text) {
+                Ok(campaign) => {
+                    report.campaign_id = Some(campaign.id);
+                    report.campaign_name = Some(campaign.name);
+                    Some(campaign.id)
+                }
+                Err(mut issue) => {
+                    issue.field = field;
+                    report.errors.push(issue);
+                    None
+                }
+            },
+            Campaigns::Unchecked => {
+                report.campaign_id = text.parse().ok();
+                report.campaign_name = Some(text.clone());
+                Some(report.campaign_id.unwrap_or_else(|| unchecked_key(&text)))
+            }
+        }
+    }
+
+    fn check_contacts(&self, record: &Record, report: &mut RowReport) {
+        for (index, (raw, variables)) in self.plan.contacts(&record.cells).enumerate() {
+            match self.phones.parse(raw) {
+                Ok(phone) => {
+                    report.secondary_contacts.push(ContactReport { phone: phone.e164, variables })
+                }
+                Err(problem) => {
+                    let column = self.plan.contacts.get(index).map(|c| self.column(c.phone));
+                    let message = format!(
+                        "secondary number `{raw}` left out: {problem}; the lead goes without it"
+                    );
+                    report.warnings.push(Issue::new(
+                        IssueCode::InvalidSecondaryPhone,
+                        column,
+                        message,
+                    ));
+                }
+            }
+        }
+    }
+
+    fn note_cell_errors(&self, record: &Record, report: &mut RowReport) {
+        for err in record.cell_errors.iter().filter(|e| e.column != self.plan.phone) {
+            let field = self.column(err.column);
+            let message = format!("the `{field}` cell holds the spreadsheet error `{}`", err.value);
+            report.warnings.push(Issue::new(IssueCode::CellError, Some(field), message));
+        }
+    }
+}
+
+/// A campaign named but not looked up (`--offline`): its normalized name stands in for the id.
+fn unchecked_key(text: &str) -> u64 {
+    let hash = blake3::hash(name_key(text).as_bytes());
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes")) | (1 << 63)
+}
+
+/// Marks later rows with the same number in the same campaign as duplicates of the first.
+pub struct Deduper {
+    first_row: HashMap<(u64, u64), u64>,
+    allow_duplicates: bool,
+}
+
+impl Deduper {
+    pub fn new(allow_duplicates: bool) -> Deduper {
+        Deduper { first_row: HashMap::new(), allow_duplicates }
+    }
+
+    /// Takes rows in file order and returns their final verdict.
+    pub fn admit(&mut self, checked: Checked) -> RowReport {
+        let mut report = checked.report;
+        let Some(key) = checked.key else { return report };
+        if self.allow_duplicates {
+            return report;
+        }
+        match self.first_row.get(&key) {
+            Some(&first) => {
+                report.status = RowStatus::Duplicate;
+                let message = format!(
+                    "same number {} as row {first} in the same campaign",
+                    report.phone.as_deref().unwrap_or_default()
+                );
+                report.errors.push(Issue::new(
+                    IssueCode::DuplicateInFile,
+                    Some("phone_number".to_string()),
+                    message,
+                ));
+            }
+            None => {
+                self.first_row.insert(key, report.row);
+            }
+        }
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book() -> CampaignBook {
+        CampaignBook::new([
+            (1, "Spring Outreach".to_string()),
+            (2, "Renewals".to_string()),
+            (3, "renewals ".to_string()),
+            (4, "Café Été".to_string()),
+        ])
+    }
+
+    #[test]
+    fn campaigns_resolve_by_id_and_by_normalized_name() {
+        let book = book();
+        assert_eq!(book.resolve(" 1 ").unwrap().id, 1);
+        assert_eq!(book.resolve("spring   OUTREACH").unwrap().id, 1);
+        // NFD input (e + combining accent) matches the NFC name.
+        assert_eq!(book.resolve("cafe\u{301} e\u{301}te\u{301}").unwrap().id, 4);
+    }
+
+    #[test]
+    fn unknown_and_ambiguous_campaigns_say_what_to_do() {
+        let book = book();
+        let issue = book.resolve("Sprng Outreach").unwrap_err();
+        assert_eq!(issue.code, IssueCode::UnknownCampaign);
+        assert!(
+            issue.message.contains("did you mean `Spring Outreach` (id 1)"),
+            "{}",
+            issue.message
+        );
+        let issue = book.resolve("RENEWALS").unwrap_err();
+        assert_eq!(issue.code, IssueCode::AmbiguousCampaign);
+        assert!(issue.message.contains("ids 2, 3"), "{}", issue.message);
+    }
+
+    #[test]
+    fn later_rows_are_duplicates_of_the_first() {
+        let mut dedupe = Deduper::new(false);
+        let row = |n: u64| Checked {
+            report: RowReport {
+                row: n,
+                status: RowStatus::Valid,
+                phone: Some("+4915112345678".into()),
+                campaign_id: Some(1),
+                lead_id: None,
+                variables: Default::default(),
+                errors: vec![],
+                warnings: vec![],
+                secondary_contacts: vec![],
+                source_cells: vec![],
+                region: None,
+                campaign_name: None,
+            },
+            key: Some((1, 4915112345678)),
+        };
+        assert_eq!(dedupe.admit(row(2)).status, RowStatus::Valid);
+        let dup = dedupe.admit(row(7));
+        assert_eq!(dup.status, RowStatus::Duplicate);
+        assert!(dup.errors[0].message.contains("row 2"));
+        let mut allow = Deduper::new(true);
+        allow.admit(row(2));
+        assert_eq!(allow.admit(row(7)).status, RowStatus::Valid);
+    }
+}

@@ -1,1 +1,328 @@
-//! (placeholder)
+//! The one place that knows the order of the stages: open the source, resolve the mapping,
+//! fetch campaigns, then stream rows through checking threads, an in-order dedupe and the
+//! report writers (and, when not a dry run, the push engine).
+//!
+//! Rows travel in batches: a reader thread parses, `workers` threads normalize and check, and
+//! the calling thread puts batches back in file order, so "duplicate of row 12" is the same
+//! whatever thread was faster. Channels are bounded, so memory stays flat on any file size.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread;
+
+use crate::client::{Client, ClientError};
+use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
+use crate::phone::{PhoneError, PhoneParser};
+use crate::report::{self, ReportError, Reports, RowReport, RunInfo};
+use crate::source::{Record, SheetSelector, Source, SourceError, SourceOptions};
+use crate::validate::{CampaignBook, Campaigns, Checked, Deduper, RowChecker};
+
+/// Rows per batch: large enough to amortize channel hops, small enough to keep memory flat.
+const BATCH_ROWS: usize = 1024;
+/// Batches in flight between stages.
+const BATCHES_IN_FLIGHT: usize = 8;
+
+/// What to import and how.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    pub path: PathBuf,
+    /// The path or URL as the user gave it, for messages and reports.
+    pub location: String,
+    /// `None`: infer the mapping from the headers.
+    pub mapping: Option<MappingFile>,
+    /// Command-line overrides of the mapping.
+    pub sheet: Option<String>,
+    pub region: Option<String>,
+    pub campaign: Option<String>,
+    pub delimiter: Option<u8>,
+    pub encoding: Option<String>,
+    pub header_row: Option<u64>,
+    /// Validate without the service: campaigns are not checked.
+    pub offline: bool,
+    pub allow_duplicates: bool,
+    pub dry_run: bool,
+    pub reports: Vec<PathBuf>,
+    /// Checking threads; 0 = one per core.
+    pub workers: usize,
+}
+
+/// How an import went.
+#[derive(Debug)]
+pub struct ImportResult {
+    pub outcome: report::Outcome,
+    pub run: RunInfo,
+    /// What the inferred mapping chose, one line each (empty with `--mapping`).
+    pub mapping_notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Mapping(#[from] MappingError),
+    #[error("invalid mapping: {0}")]
+    MappingValue(String),
+    #[error(transparent)]
+    Phone(#[from] PhoneError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error("fetching the campaign list: {0}")]
+    Campaigns(#[source] ClientError),
+    #[error("the campaign for every row, {0}")]
+    FixedCampaign(String),
+    #[error("{context}: {source}")]
+    Thread { context: &'static str, source: std::io::Error },
+}
+
+/// Runs an import: a dry run (validate and report) or, later, the push as well.
+pub async fn import(opts: &ImportOptions, client: Option<&Client>) -> Result<ImportResult, PipelineError> {
+    let started_at = now();
+    let mapping = merged_mapping(opts)?;
+    let source = Source::open(&opts.path, &source_options(opts, mapping.as_ref())?)?;
+    let headers = source.headers.clone();
+    let (mapping, mapping_notes) = match mapping {
+        Some(m) => (m, Vec::new()),
+        None => infer_with_overrides(opts, &headers),
+    };
+    let plan = mapping.resolve(&headers, &opts.location)?;
+    let campaigns = match (opts.offline, client) {
+        (false, Some(client)) => {
+            Campaigns::Checked(fetch_campaigns(client).await?)
+        }
+        _ => Campaigns::Unchecked,
+    };
+    check_fixed_campaign(&plan, &campaigns)?;
+    let reports = Reports::create(&opts.reports, &headers)?;
+    let mut run = RunInfo {
+        source: opts.location.clone(),
+        sheet: source.sheet.clone(),
+        dry_run: opts.dry_run,
+        campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
+        blank_rows: 0,
+        headers: headers.clone(),
+        started_at,
+        finished_at: String::new(),
+    };
+    let keep_cells = opts.reports.iter().any(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
+    let checkers = Checkers {
+        plan: Arc::new(plan),
+        headers: headers.into(),
+        campaigns: Arc::new(campaigns),
+        keep_cells,
+        workers: worker_count(opts.workers),
+    };
+    let allow_duplicates = opts.allow_duplicates;
+    let (reports, blank_rows, stream_result) =
+        tokio::task::spawn_blocking(move || run_stages(source, checkers, reports, allow_duplicates))
+            .await
+            .expect("the row stages do not panic")?;
+    run.blank_rows = blank_rows;
+    run.finished_at = now();
+    // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
+    let outcome = reports.finish(&run)?;
+    stream_result?;
+    Ok(ImportResult { outcome, run, mapping_notes })
+}
+
+fn merged_mapping(opts: &ImportOptions) -> Result<Option<MappingFile>, PipelineError> {
+    let Some(file) = &opts.mapping else { return Ok(None) };
+    let mut file = file.clone();
+    apply_overrides(opts, &mut file);
+    Ok(Some(file))
+}
+
+fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
+    if let Some(sheet) = &opts.sheet {
+        file.sheet = Some(SheetRef::Name(sheet.clone()));
+    }
+    if let Some(region) = &opts.region {
+        file.region = Some(region.clone());
+    }
+    if let Some(campaign) = &opts.campaign {
+        file.campaign = Some(CampaignRef::parse(campaign));
+    }
+}
+
+fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFile, Vec<String>) {
+    let (mut file, mut notes) = crate::mapping::infer(headers);
+    apply_overrides(opts, &mut file);
+    if file.campaign.is_some() {
+        notes.retain(|n| !n.starts_with("campaign from"));
+    }
+    (file, notes)
+}
+
+fn source_options(opts: &ImportOptions, mapping: Option<&MappingFile>) -> Result<SourceOptions, PipelineError> {
+    let from_file = |f: &MappingFile| f.delimiter_byte().map_err(PipelineError::MappingValue);
+    let delimiter = match (opts.delimiter, mapping) {
+        (Some(d), _) => Some(d),
+        (None, Some(f)) => from_file(f)?,
+        (None, None) => None,
+    };
+    let sheet = match (&opts.sheet, mapping.and_then(|m| m.sheet.as_ref())) {
+        (Some(s), _) => Some(s.parse::<SheetSelector>().map_err(|e| PipelineError::MappingValue(e.to_string()))?),
+        (None, Some(SheetRef::Index(i))) => Some(SheetSelector::Index(*i)),
+        (None, Some(SheetRef::Name(n))) => Some(SheetSelector::Name(n.clone())),
+        (None, None) => None,
+    };
+    Ok(SourceOptions {
+        delimiter,
+        encoding: opts.encoding.clone().or_else(|| mapping.and_then(|m| m.encoding.clone())),
+        sheet,
+        header_row: opts.header_row.or_else(|| mapping.and_then(|m| m.header_row)),
+    })
+}
+
+async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError> {
+    let list = client.list_campaigns().await.map_err(PipelineError::Campaigns)?;
+    Ok(CampaignBook::new(list.into_iter().map(|c| (c.id, c.name))))
+}
+
+/// One campaign for every row must exist: otherwise every row would fail the same way.
+fn check_fixed_campaign(plan: &Plan, campaigns: &Campaigns) -> Result<(), PipelineError> {
+    if let (CampaignSource::Fixed(fixed), Campaigns::Checked(book)) = (&plan.campaign, campaigns) {
+        book.resolve(&fixed.as_text()).map_err(|issue| PipelineError::FixedCampaign(issue.message))?;
+    }
+    Ok(())
+}
+
+fn worker_count(requested: usize) -> usize {
+    match requested {
+        0 => thread::available_parallelism().map_or(2, usize::from),
+        n => n,
+    }
+}
+
+/// What each checking thread is built from.
+struct Checkers {
+    plan: Arc<Plan>,
+    headers: Arc<[String]>,
+    campaigns: Arc<Campaigns>,
+    keep_cells: bool,
+    workers: usize,
+}
+
+impl Checkers {
+    fn build(&self) -> Result<RowChecker, PipelineError> {
+        // Each thread owns its phone parser: sharing one would serialize the hot path.
+        let phones = PhoneParser::new(&self.plan.region)?;
+        Ok(RowChecker::new(self.plan.clone(), self.headers.clone(), self.campaigns.clone(), phones, self.keep_cells))
+    }
+}
+
+type Batch = (u64, Vec<Record>);
+type CheckedBatch = (u64, Vec<Option<Checked>>);
+
+/// Reader → checkers → in-order collector. Returns the reports to finish, the blank-row count
+/// and how reading ended.
+fn run_stages(
+    source: Source,
+    checkers: Checkers,
+    mut reports: Reports,
+    allow_duplicates: bool,
+) -> Result<(Reports, u64, Result<(), PipelineError>), PipelineError> {
+    let row_checkers = (0..checkers.workers).map(|_| checkers.build()).collect::<Result<Vec<_>, _>>()?;
+    let (batch_tx, batch_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+    let batch_rx = Arc::new(std::sync::Mutex::new(batch_rx));
+    let (done_tx, done_rx) = sync_channel::<CheckedBatch>(BATCHES_IN_FLIGHT);
+    thread::scope(move |scope| {
+        let reader = scope.spawn(move || read_batches(source, batch_tx));
+        for checker in row_checkers {
+            let (rx, tx) = (batch_rx.clone(), done_tx.clone());
+            scope.spawn(move || check_batches(&checker, &rx, &tx));
+        }
+        // Only the threads may hold the channel ends: a stage that stops must unblock the rest.
+        drop((batch_rx, done_tx));
+        let collected = collect_in_order(done_rx, &mut reports, allow_duplicates);
+        let read = reader.join().expect("the reader thread does not panic");
+        let (blank_rows, write_result) = collected;
+        write_result?;
+        Ok((reports, blank_rows, read))
+    })
+}
+
+fn read_batches(source: Source, tx: SyncSender<Batch>) -> Result<(), PipelineError> {
+    let mut batch = Vec::with_capacity(BATCH_ROWS);
+    let mut seq = 0;
+    for record in source.records() {
+        batch.push(record?);
+        if batch.len() == BATCH_ROWS {
+            if tx.send((seq, std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS)))).is_err() {
+                return Ok(()); // the collector stopped: its error is the one to report
+            }
+            seq += 1;
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send((seq, batch));
+    }
+    Ok(())
+}
+
+fn check_batches(checker: &RowChecker, rx: &std::sync::Mutex<Receiver<Batch>>, tx: &SyncSender<CheckedBatch>) {
+    loop {
+        let next = rx.lock().map(|rx| rx.recv());
+        let Ok(Ok((seq, records))) = next else { return };
+        let checked = records.iter().map(|r| (!r.is_blank()).then(|| checker.check(r))).collect();
+        if tx.send((seq, checked)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Puts batches back in file order, dedupes and writes each row's verdict.
+fn collect_in_order(
+    rx: Receiver<CheckedBatch>,
+    reports: &mut Reports,
+    allow_duplicates: bool,
+) -> (u64, Result<(), PipelineError>) {
+    let mut deduper = Deduper::new(allow_duplicates);
+    let mut pending: BTreeMap<u64, Vec<Option<Checked>>> = BTreeMap::new();
+    let mut next = 0;
+    let mut blank_rows = 0;
+    for (seq, batch) in rx {
+        pending.insert(seq, batch);
+        while let Some(batch) = pending.remove(&next) {
+            next += 1;
+            for checked in batch {
+                let Some(checked) = checked else {
+                    blank_rows += 1;
+                    continue;
+                };
+                let row: RowReport = deduper.admit(checked);
+                if let Err(e) = reports.write_row(&row) {
+                    return (blank_rows, Err(e.into()));
+                }
+            }
+        }
+    }
+    (blank_rows, Ok(()))
+}
+
+/// The current UTC time as ISO 8601, for reports.
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Where a downloaded source goes: a fresh temporary directory.
+pub fn download_dir() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new().prefix("leadsync-").tempdir()
+}
+
+/// True when `location` is an http(s) URL rather than a path.
+pub fn is_url(location: &str) -> bool {
+    let lower = location.get(..8).unwrap_or(location).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// The path to read for `location`, downloading a URL first.
+pub async fn materialize(location: &str, dir: &Path) -> Result<PathBuf, PipelineError> {
+    if is_url(location) {
+        Ok(crate::source::fetch(location, dir).await?)
+    } else {
+        Ok(PathBuf::from(location))
+    }
+}

@@ -1,10 +1,239 @@
 //! Reports: the row/summary model and its writers (json, csv, html, terminal).
 //!
 //! Writers stream: each row is handed over once, in order, and memory does not grow with the
-//! number of rows. `--report PATH` picks the writer from the extension.
+//! number of rows. `--report PATH` picks the writer from the extension. Every file is written
+//! under a temporary name beside its target and renamed into place at `finish` (see `staged`).
+//!
+//! `Reports` is what the pipeline holds: it fans each row out to every writer and keeps the
+//! counts the terminal summary needs, so the CLI never re-reads a report.
 
+mod csv;
+mod error;
+mod html;
+mod json;
 pub mod model;
+mod staged;
+mod terminal;
 
-pub use model::{
-    ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
-};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use error::ReportError;
+pub use model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables};
+pub use terminal::terminal_summary;
+
+/// One report file being written. Rows arrive in source order; `finish` completes the file.
+pub trait ReportWriter: Send {
+    fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError>;
+    fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError>;
+}
+
+/// The report formats, chosen by the file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Json,
+    Csv,
+    Html,
+}
+
+impl ReportFormat {
+    /// The format for `path`'s extension (case-insensitive); an unknown one is an error that
+    /// names it and the choices.
+    pub fn from_path(path: &Path) -> Result<ReportFormat, ReportError> {
+        let Some(extension) = path.extension() else {
+            return Err(ReportError::MissingExtension { path: path.to_path_buf() });
+        };
+        let extension = extension.to_string_lossy();
+        match extension.to_ascii_lowercase().as_str() {
+            "json" => Ok(ReportFormat::Json),
+            "csv" => Ok(ReportFormat::Csv),
+            "html" | "htm" => Ok(ReportFormat::Html),
+            _ => Err(ReportError::UnknownFormat {
+                path: path.to_path_buf(),
+                extension: extension.into_owned(),
+            }),
+        }
+    }
+}
+
+/// Creates the writer for `path`'s format. `run_headers` are the source's column headers, which
+/// the CSV report repeats first so that it re-imports with the same mapping.
+pub fn create_writer(path: &Path, run_headers: &[String]) -> Result<Box<dyn ReportWriter>, ReportError> {
+    Ok(match ReportFormat::from_path(path)? {
+        ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
+        ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
+        ReportFormat::Html => Box::new(html::HtmlWriter::create(path, run_headers)?),
+    })
+}
+
+/// What a finished run reports back to the CLI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub summary: Summary,
+    /// Every rejection reason seen, most frequent first (ties in `IssueCode` order). A row counts
+    /// once per distinct code among its errors.
+    pub top_reasons: Vec<(IssueCode, u64)>,
+    /// The reports written, in the order they were asked for.
+    pub paths: Vec<PathBuf>,
+}
+
+/// Fans rows out to every writer and keeps the tallies the terminal summary needs.
+pub struct Reports {
+    writers: Vec<Box<dyn ReportWriter>>,
+    paths: Vec<PathBuf>,
+    summary: Summary,
+    reasons: BTreeMap<IssueCode, u64>,
+}
+
+impl Reports {
+    /// Checks every path's format, then creates every file, so that a typo in the last
+    /// `--report` fails before any row is read. Files already created are removed on failure.
+    pub fn create(paths: &[PathBuf], headers: &[String]) -> Result<Reports, ReportError> {
+        for (i, path) in paths.iter().enumerate() {
+            ReportFormat::from_path(path)?;
+            if paths[..i].contains(path) {
+                return Err(ReportError::DuplicatePath { path: path.clone() });
+            }
+        }
+        let writers = paths
+            .iter()
+            .map(|path| create_writer(path, headers))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Reports {
+            writers,
+            paths: paths.to_vec(),
+            summary: Summary::default(),
+            reasons: BTreeMap::new(),
+        })
+    }
+
+    pub fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
+        self.summary.count(row.status);
+        for code in distinct_codes(&row.errors) {
+            *self.reasons.entry(code).or_default() += 1;
+        }
+        self.writers.iter_mut().try_for_each(|writer| writer.write_row(row))
+    }
+
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Finishes every writer even when one fails, so one full disk does not cost the other
+    /// reports; the first failure is returned.
+    pub fn finish(self, run: &RunInfo) -> Result<Outcome, ReportError> {
+        let mut first_error = None;
+        for writer in self.writers {
+            if let Err(err) = writer.finish(&self.summary, run) {
+                first_error.get_or_insert(err);
+            }
+        }
+        if let Some(err) = first_error {
+            return Err(err);
+        }
+        Ok(Outcome {
+            summary: self.summary,
+            top_reasons: ranked(&self.reasons),
+            paths: self.paths,
+        })
+    }
+}
+
+/// The codes among `issues`, each once, so one row with two phone errors counts once.
+pub(crate) fn distinct_codes(issues: &[Issue]) -> impl Iterator<Item = IssueCode> + '_ {
+    issues
+        .iter()
+        .enumerate()
+        .filter(|(i, issue)| !issues[..*i].iter().any(|earlier| earlier.code == issue.code))
+        .map(|(_, issue)| issue.code)
+}
+
+/// Most frequent first; ties keep `IssueCode` order so the output is stable.
+pub(crate) fn ranked(tally: &BTreeMap<IssueCode, u64>) -> Vec<(IssueCode, u64)> {
+    let mut ranked: Vec<_> = tally.iter().map(|(code, n)| (*code, *n)).collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1));
+    ranked
+}
+
+/// The status as the JSON contract spells it, for the CSV column.
+pub(crate) fn status_str(status: RowStatus) -> &'static str {
+    match status {
+        RowStatus::Valid => "valid",
+        RowStatus::Created => "created",
+        RowStatus::Rejected => "rejected",
+        RowStatus::Duplicate => "duplicate",
+        RowStatus::Skipped => "skipped",
+        RowStatus::Failed => "failed",
+    }
+}
+
+/// `1234567` → `1,234,567`, for the human-facing reports.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod testdata;
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::testdata::{headers, rows, run_info};
+    use super::{IssueCode, ReportError, ReportFormat, Reports, thousands};
+
+    #[test]
+    fn format_comes_from_the_extension() {
+        assert_eq!(ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(), ReportFormat::Json);
+        assert_eq!(ReportFormat::from_path(Path::new("r.csv")).unwrap(), ReportFormat::Csv);
+        assert_eq!(ReportFormat::from_path(Path::new("r.htm")).unwrap(), ReportFormat::Html);
+        let err = ReportFormat::from_path(Path::new("r.xlsx")).unwrap_err().to_string();
+        assert!(err.contains("`xlsx`") && err.contains(".json, .csv or .html"), "{err}");
+        let err = ReportFormat::from_path(Path::new("report")).unwrap_err();
+        assert!(matches!(err, ReportError::MissingExtension { .. }));
+    }
+
+    #[test]
+    fn a_bad_path_fails_before_any_file_is_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = [dir.path().join("r.json"), dir.path().join("r.txt")];
+        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::UnknownFormat { .. })));
+        let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
+        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
+        let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
+        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::DuplicatePath { .. })));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn fans_out_counts_and_ranks_reasons() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
+        let mut reports = Reports::create(&paths, &headers()).unwrap();
+        for row in rows() {
+            reports.write_row(&row).unwrap();
+        }
+        assert_eq!(reports.summary().rows, rows().len() as u64);
+        let outcome = reports.finish(&run_info()).unwrap();
+        assert!(paths.iter().all(|p| p.exists()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "temporary files remain");
+        assert_eq!(outcome.top_reasons[0], (IssueCode::InvalidPhone, 2));
+        assert_eq!(outcome.paths, paths);
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

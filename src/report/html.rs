@@ -1,0 +1,141 @@
+//! The `.html` report: one self-contained page for the people who decide whether to start the
+//! campaign. Inline CSS and SVG only (no scripts, fonts or images, so it opens offline, in mail
+//! and on paper): the counts as tiles, why rows were rejected and how to fix it, leads per
+//! campaign and per country, and the rows to fix.
+//!
+//! The counts belong at the top but are known only at the end, so the table of rows to fix is
+//! streamed to a scratch file and the page is assembled at `finish`; the charts are small
+//! bounded tallies. The table stops at [`TABLE_CAP`] rows; the CSV and JSON reports hold every row.
+
+mod page;
+mod tally;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+
+use super::error::ReportError;
+use super::model::{IssueCode, RowReport, RowStatus, RunInfo, Summary};
+use super::staged::Staged;
+use super::{ReportWriter, distinct_codes};
+use tally::Tally;
+
+/// Rows shown in the table; beyond it the page says how many more there are.
+pub(crate) const TABLE_CAP: u64 = 5_000;
+
+pub(crate) struct HtmlWriter {
+    out: Staged,
+    table: Staged,
+    headers: Vec<String>,
+    tally: Tally,
+}
+
+impl HtmlWriter {
+    pub(crate) fn create(path: &Path, headers: &[String]) -> Result<HtmlWriter, ReportError> {
+        Ok(HtmlWriter {
+            out: Staged::create(path, "part")?,
+            table: Staged::create(path, "rows")?,
+            headers: headers.to_vec(),
+            tally: Tally::default(),
+        })
+    }
+}
+
+impl ReportWriter for HtmlWriter {
+    fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
+        self.tally.add(row);
+        if !needs_fixing(row.status) {
+            return Ok(());
+        }
+        if self.tally.shown >= TABLE_CAP {
+            self.tally.hidden += 1;
+            return Ok(());
+        }
+        self.tally.shown += 1;
+        let phone = typed_phone(row, &self.headers);
+        write_table_row(&mut self.table, row, phone).map_err(ReportError::write(self.out.target()))
+    }
+
+    fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
+        let HtmlWriter { mut out, table, tally, .. } = *self;
+        let page = page::Page { summary, run, tally: &tally };
+        page.head(&mut out).map_err(ReportError::write(out.target()))?;
+        out.append(table)?;
+        page.tail(&mut out).map_err(ReportError::write(out.target()))?;
+        out.persist()
+    }
+}
+
+/// The statuses that land in the table: someone has to act on these rows.
+fn needs_fixing(status: RowStatus) -> bool {
+    matches!(status, RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed)
+}
+
+/// The phone as the person typed it: the source cell of the column a phone issue names, else
+/// the normalized number. (The model carries no raw phone; issues name the source column.)
+fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
+    let phone_codes = [
+        IssueCode::MissingPhone,
+        IssueCode::InvalidPhone,
+        IssueCode::DuplicateInFile,
+        IssueCode::AlreadyExists,
+    ];
+    let column = row
+        .errors
+        .iter()
+        .chain(&row.warnings)
+        .filter(|issue| phone_codes.contains(&issue.code))
+        .find_map(|issue| headers.iter().position(|h| Some(h) == issue.field.as_ref()));
+    match column {
+        Some(i) => row.source_cells.get(i).map(String::as_str),
+        None => row.phone.as_deref(),
+    }
+}
+
+fn write_table_row(out: &mut impl Write, row: &RowReport, phone: Option<&str>) -> std::io::Result<()> {
+    let status = page::status_label(row.status);
+    write!(out, "<tr><td class=\"num\">{}</td>", row.row)?;
+    write!(out, "<td><span class=\"pill s-{}\">{status}</span></td>", super::status_str(row.status))?;
+    match phone {
+        Some(phone) if !phone.trim().is_empty() => write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?,
+        _ => write!(out, "<td class=\"phone empty\">empty</td>")?,
+    }
+    out.write_all(b"<td>")?;
+    for (i, issue) in row.errors.iter().enumerate() {
+        let br = if i > 0 { "<br>" } else { "" };
+        write!(out, "{br}{}", Esc(&issue.message))?;
+    }
+    out.write_all(b"</td><td class=\"fix\">")?;
+    let mut seen = HashSet::new();
+    let fixes = distinct_codes(&row.errors).filter(|code| seen.insert(code.fix()));
+    for (i, code) in fixes.enumerate() {
+        let br = if i > 0 { "<br>" } else { "" };
+        write!(out, "{br}{}", Esc(code.fix()))?;
+    }
+    out.write_all(b"</td></tr>\n")
+}
+
+/// Displays text with the five HTML-significant characters escaped, without allocating.
+pub(crate) struct Esc<'a>(pub &'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while let Some(i) = rest.find(['&', '<', '>', '"', '\'']) {
+            f.write_str(&rest[..i])?;
+            f.write_str(match rest.as_bytes()[i] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                _ => "&#39;",
+            })?;
+            rest = &rest[i + 1..];
+        }
+        f.write_str(rest)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,156 @@
+//! Tests of the HTML report: content, escaping, the table cap, and a real browser's reading.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::super::ReportWriter;
+use super::super::model::{RowReport, RunInfo, Summary};
+use super::super::testdata::{headers, many_rejected, rows, run_info};
+use super::{Esc, HtmlWriter, TABLE_CAP, typed_phone};
+
+fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) {
+    let mut writer = Box::new(HtmlWriter::create(path, &headers()).unwrap());
+    let mut summary = Summary::default();
+    for row in rows {
+        summary.count(row.status);
+        writer.write_row(&row).unwrap();
+    }
+    writer.finish(&summary, run).unwrap();
+}
+
+fn render(rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.html");
+    render_to(&path, rows, run);
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn escapes_the_five_characters() {
+    let text = Esc(r#"<a href="x">Tom & 'Jerry'</a>"#).to_string();
+    assert_eq!(text, "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
+}
+
+#[test]
+fn shows_counts_reasons_groups_and_rows_to_fix() {
+    let page = render(rows(), &run_info());
+    for expected in [
+        "Dry run: nothing was sent",
+        "Campaigns were not checked",
+        "Phone number not valid",
+        "correct the number, or write it with its country code (+49 …) if it is foreign",
+        "Spring Promo",
+        "Germany<small>DE</small>",
+        "<td class=\"num\">3</td>",
+        "<td class=\"phone\">12345</td>",
+        "&lt;b&gt;call&lt;/b&gt;",
+        "Extension dropped",
+    ] {
+        assert!(page.contains(expected), "the page lacks {expected:?}");
+    }
+    assert_eq!(page.matches("<tr><td class=\"num\">").count(), 6, "rejected, duplicate, failed rows");
+    assert!(!page.contains("<td class=\"num\">2</td>"), "a valid row is in the table");
+}
+
+#[test]
+fn is_self_contained_and_never_runs_user_data() {
+    let page = render(rows(), &run_info());
+    assert!(!page.contains("<script"), "user data became markup");
+    for external in ["src=", "href=", "@import", "url(", "http://", "https://"] {
+        assert!(!page.contains(external), "the page refers to something outside it: {external}");
+    }
+}
+
+#[test]
+fn a_live_clean_run_has_no_banners_and_nothing_to_fix() {
+    let mut run = run_info();
+    (run.dry_run, run.campaigns_checked) = (false, true);
+    let good = rows().into_iter().filter(|r| r.errors.is_empty());
+    let page = render(good, &run);
+    assert!(!page.contains("class=\"banner"));
+    assert!(page.contains("Nothing to fix") && page.contains("No row was rejected"));
+    assert!(!page.contains("<table>"));
+}
+
+#[test]
+fn an_empty_file_still_makes_a_page() {
+    let page = render(Vec::new(), &run_info());
+    assert!(page.contains("no rows to import") && page.ends_with("</html>\n"));
+}
+
+#[test]
+fn the_table_stops_at_the_cap_and_says_how_many_more() {
+    let page = render(many_rejected(TABLE_CAP + 42), &run_info());
+    assert_eq!(page.matches("<tr><td class=\"num\">").count() as u64, TABLE_CAP);
+    assert!(page.contains("<b>42 more rows to fix</b>"), "no overflow line");
+    assert!(page.contains(">5,042</div>"), "the tile counts every row");
+}
+
+#[test]
+fn the_typed_phone_comes_from_the_column_the_issue_names() {
+    let rows = rows();
+    assert_eq!(typed_phone(&rows[1], &headers()), Some("12345"));
+    assert_eq!(typed_phone(&rows[3], &headers()), Some("0151 12345678"), "duplicate as typed");
+    assert_eq!(typed_phone(&rows[6], &headers()), Some("+14155552671"), "no phone issue: E.164");
+}
+
+/// Renders the page in headless Chromium and checks what a browser shows. Skips, saying so,
+/// where no `chromium` is installed (`apt-get install chromium`).
+#[test]
+fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
+    let Some(dom) = chromium_dom() else {
+        eprintln!("notice: `chromium` is not on PATH; skipping the browser rendering check");
+        return;
+    };
+    let text = visible_text(&dom);
+    for expected in [
+        "Rows 10 read from the file",
+        "Rejected 4 40.0% of rows",
+        "Duplicates 1 10.0% of rows",
+        "Phone number not valid invalid_phone 2 20.0%",
+        "3 Rejected 12345 `12345` is too short to be a phone number",
+        "7 Rejected <b>call</b>",
+        "Dry run: nothing was sent",
+    ] {
+        assert!(text.contains(expected), "chromium does not show {expected:?} in:\n{text}");
+    }
+}
+
+fn chromium_dom() -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("r.html");
+    render_to(&page, rows(), &run_info());
+    let profile = dir.path().join("profile");
+    let output = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+        .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .ok()?;
+    assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
+    Some(String::from_utf8(output.stdout).unwrap())
+}
+
+/// The DOM's body text with tags dropped, entities decoded and whitespace collapsed: roughly
+/// what a reader sees, good enough to check that values sit beside their labels.
+fn visible_text(dom: &str) -> String {
+    let body = dom.split_once("<body>").map_or(dom, |(_, body)| body);
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in body.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
+    let text = text.replace("&#39;", "'").replace("&amp;", "&");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

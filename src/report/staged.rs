@@ -1,0 +1,145 @@
+//! Files written beside their target under a temporary name and renamed into place at the end.
+//!
+//! A report appears under its final name only once it is complete, so a crashed or interrupted
+//! run never leaves half a report that looks like a whole one. The same type serves as a scratch
+//! ("spill") file for writers that must put the summary before rows they have not yet seen: the
+//! rows are streamed to the scratch file and copied after the head at `finish`, which keeps memory
+//! flat whatever the number of rows. A file that is dropped without being persisted is removed.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::error::ReportError;
+
+const BUFFER: usize = 64 * 1024;
+
+pub(crate) struct Staged {
+    /// The path the user asked for; every error names it, never the temporary name.
+    target: PathBuf,
+    temp: PathBuf,
+    out: BufWriter<File>,
+    persisted: bool,
+}
+
+impl Staged {
+    /// Creates `.NAME.ROLE.PID.tmp` in the target's folder (same filesystem, so the final rename
+    /// is atomic). Fails here, before any work, when the folder is missing or not writable.
+    pub(crate) fn create(target: &Path, role: &str) -> Result<Staged, ReportError> {
+        let temp = temp_path(target, role);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)
+            .map_err(|source| ReportError::Create { path: target.to_path_buf(), source })?;
+        Ok(Staged {
+            target: target.to_path_buf(),
+            temp,
+            out: BufWriter::with_capacity(BUFFER, file),
+            persisted: false,
+        })
+    }
+
+    pub(crate) fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Writes bytes, turning an I/O failure into an error that names the report.
+    pub(crate) fn put(&mut self, bytes: impl AsRef<[u8]>) -> Result<(), ReportError> {
+        self.out.write_all(bytes.as_ref()).map_err(ReportError::write(&self.target))
+    }
+
+    /// Appends everything written to `scratch` so far, then lets `scratch` delete itself.
+    pub(crate) fn append(&mut self, scratch: Staged) -> Result<(), ReportError> {
+        let mut scratch = scratch;
+        let copy = |dest: &mut BufWriter<File>, src: &mut BufWriter<File>| -> io::Result<()> {
+            src.flush()?;
+            let file = src.get_mut();
+            file.seek(SeekFrom::Start(0))?;
+            io::copy(file, dest)?;
+            Ok(())
+        };
+        copy(&mut self.out, &mut scratch.out).map_err(ReportError::write(&self.target))
+    }
+
+    /// Flushes, syncs and renames the file to its target name.
+    pub(crate) fn persist(mut self) -> Result<(), ReportError> {
+        let finish = |staged: &mut Staged| -> io::Result<()> {
+            staged.out.flush()?;
+            staged.out.get_ref().sync_all()?;
+            std::fs::rename(&staged.temp, &staged.target)
+        };
+        finish(&mut self).map_err(|source| ReportError::Finish { path: self.target.clone(), source })?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+/// Lets `csv::Writer` and `write!` stream straight into the staged file.
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.persisted {
+            // Best effort: the run is already failing or this is a scratch file; a leftover
+            // dot-file is harmless and never mistaken for a report.
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+fn temp_path(target: &Path, role: &str) -> PathBuf {
+    let name = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let temp_name = format!(".{name}.{role}.{}.tmp", std::process::id());
+    match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(temp_name),
+        _ => PathBuf::from(temp_name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Staged;
+
+    #[test]
+    fn appears_under_the_target_name_only_when_persisted() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("r.txt");
+        let mut staged = Staged::create(&target, "part").unwrap();
+        staged.put("head\n").unwrap();
+        let mut scratch = Staged::create(&target, "rows").unwrap();
+        scratch.put("row 1\nrow 2\n").unwrap();
+        staged.append(scratch).unwrap();
+        assert!(!target.exists());
+        staged.persist().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "head\nrow 1\nrow 2\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary files remain");
+    }
+
+    #[test]
+    fn a_dropped_file_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut staged = Staged::create(&dir.path().join("r.txt"), "part").unwrap();
+        staged.put("half a report").unwrap();
+        drop(staged);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_missing_folder_fails_at_creation_naming_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("nope").join("r.json");
+        let err = Staged::create(&target, "part").err().unwrap().to_string();
+        assert!(err.contains("nope/r.json") && err.contains("folder exists"), "{err}");
+    }
+}

@@ -1,0 +1,116 @@
+//! The short summary printed on stderr when a run ends: what happened, the three most common
+//! reasons rows were refused and how to fix them, and where the full reports are.
+
+use std::fmt::Write;
+
+use super::model::{RunInfo, Summary};
+use super::{Outcome, thousands};
+
+const TOP: usize = 3;
+
+/// A few plain lines (no colour: the caller decides about the terminal), ending in a newline.
+pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
+    let mut out = String::new();
+    if run.dry_run {
+        out.push_str("dry run: nothing was sent\n");
+    }
+    out.push_str(&counts(&outcome.summary, run));
+    let width = outcome.top_reasons.iter().take(TOP).map(|(_, n)| thousands(*n).len()).max();
+    if let Some(width) = width {
+        out.push_str("top reasons:\n");
+        for (code, n) in outcome.top_reasons.iter().take(TOP) {
+            let n = thousands(*n);
+            let _ = writeln!(out, "  {n:>width$}  {:<20}  fix: {}", code.as_str(), code.fix());
+        }
+    }
+    if !run.campaigns_checked {
+        out.push_str("campaigns were not checked against the service (offline)\n");
+    }
+    match outcome.paths.as_slice() {
+        [] => {}
+        [path] => _ = writeln!(out, "report: {}", path.display()),
+        paths => {
+            let list: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+            let _ = writeln!(out, "reports: {}", list.join(", "));
+        }
+    }
+    out
+}
+
+/// `1,000 rows: 940 valid, 40 rejected, …`, naming only the statuses that occurred.
+fn counts(summary: &Summary, run: &RunInfo) -> String {
+    let parts = [
+        (summary.created, "created"),
+        (summary.valid, if run.dry_run { "valid" } else { "valid, not sent" }),
+        (summary.skipped_existing, "skipped (already on the service)"),
+        (summary.rejected, "rejected"),
+        (summary.duplicates, "duplicates"),
+        (summary.failed, "failed (run again to retry)"),
+    ];
+    let named: Vec<_> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{} {what}", thousands(*n)))
+        .collect();
+    let rows = if summary.rows == 1 { "row" } else { "rows" };
+    let mut line = format!("{} {rows}", thousands(summary.rows));
+    if !named.is_empty() {
+        line = format!("{line}: {}", named.join(", "));
+    }
+    if run.blank_rows > 0 {
+        line = format!("{line} ({} blank skipped)", thousands(run.blank_rows));
+    }
+    line + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::super::model::{IssueCode, Summary};
+    use super::super::testdata::run_info;
+    use super::{Outcome, terminal_summary};
+
+    fn outcome() -> Outcome {
+        let summary = Summary {
+            rows: 1000,
+            valid: 940,
+            rejected: 40,
+            duplicates: 12,
+            failed: 8,
+            ..Summary::default()
+        };
+        let top_reasons = vec![
+            (IssueCode::InvalidPhone, 31),
+            (IssueCode::DuplicateInFile, 12),
+            (IssueCode::RequestFailed, 8),
+            (IssueCode::UnknownCampaign, 1),
+        ];
+        Outcome { summary, top_reasons, paths: vec![PathBuf::from("r.json"), PathBuf::from("r.html")] }
+    }
+
+    #[test]
+    fn says_what_happened_why_and_where() {
+        let text = terminal_summary(&outcome(), &run_info());
+        let expected = "\
+dry run: nothing was sent
+1,000 rows: 940 valid, 40 rejected, 12 duplicates, 8 failed (run again to retry) (1 blank skipped)
+top reasons:
+  31  invalid_phone         fix: correct the number, or write it with its country code (+49 …) if it is foreign
+  12  duplicate_in_file     fix: remove the repeated row, or pass --allow-duplicates
+   8  request_failed        fix: run the same command again: failed rows are retried
+campaigns were not checked against the service (offline)
+reports: r.json, r.html
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn a_clean_live_run_is_two_lines() {
+        let mut run = run_info();
+        (run.dry_run, run.campaigns_checked, run.blank_rows) = (false, true, 0);
+        let summary = Summary { rows: 1, created: 1, ..Summary::default() };
+        let outcome = Outcome { summary, top_reasons: vec![], paths: vec![PathBuf::from("r.csv")] };
+        assert_eq!(terminal_summary(&outcome, &run), "1 row: 1 created\nreport: r.csv\n");
+    }
+}

@@ -81,6 +81,10 @@ pub enum Command {
     /// Manage the conversation-ended webhook
     #[command(subcommand)]
     Webhook(commands::webhook::WebhookCommand),
+    /// Validate a sheet and send its leads (`--dry-run`: validate and report only)
+    Import(commands::import::ImportArgs),
+    /// Write the mapping leadsync infers for a sheet, as a TOML file to review
+    Init(commands::init::InitArgs),
     /// Run the local reference implementation of the service
     Sandbox(commands::sandbox::SandboxArgs),
 }

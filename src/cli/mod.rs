@@ -48,6 +48,8 @@ async fn dispatch(command: &Command, config: &Config) -> anyhow::Result<Outcome>
         Command::Leads(c) => commands::leads::run(c, config).await,
         Command::Assistants(c) => commands::assistants::run(c, config).await,
         Command::Webhook(c) => commands::webhook::run(c, config).await,
+        Command::Import(a) => commands::import::run(a, config).await,
+        Command::Init(a) => commands::init::run(a, config).await,
         Command::Sandbox(a) => commands::sandbox::run(a, config).await,
     }
 }

@@ -2,6 +2,8 @@
 
 pub mod assistants;
 pub mod campaigns;
+pub mod import;
+pub mod init;
 pub mod leads;
 pub mod sandbox;
 pub mod webhook;

@@ -1,0 +1,58 @@
+//! `leadsync init FILE`: write the mapping leadsync would infer, as a commented TOML to review.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+use crate::cli::{Config, Outcome};
+use crate::mapping::{infer, render_template};
+use crate::pipeline;
+use crate::source::{SheetSelector, Source, SourceOptions};
+
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The sheet to look at (a file or an http(s) URL)
+    #[arg(value_name = "FILE|URL")]
+    source: String,
+    /// Where to write the mapping (default: stdout)
+    #[arg(long, short = 'o', value_name = "M.toml")]
+    out: Option<PathBuf>,
+    /// Overwrite an existing mapping file
+    #[arg(long)]
+    force: bool,
+    /// Workbook sheet, by name or 1-based position
+    #[arg(long, value_name = "NAME|INDEX")]
+    sheet: Option<String>,
+}
+
+pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
+    if let Some(out) = &args.out
+        && out.exists()
+        && !args.force
+    {
+        bail!("`{}` exists already: pass `--force` to overwrite it", out.display());
+    }
+    let download = pipeline::download_dir().context("creating a download directory")?;
+    let path = pipeline::materialize(&args.source, download.path()).await?;
+    let sheet = args.sheet.as_deref().map(str::parse::<SheetSelector>).transpose()?;
+    let source = Source::open(&path, &SourceOptions { sheet, ..SourceOptions::default() })?;
+    let (mut mapping, notes) = infer(&source.headers);
+    mapping.region = Some("DE".to_string());
+    let text = render_template(&mapping, &args.source, &source.headers);
+    match &args.out {
+        Some(out) => {
+            std::fs::write(out, &text).with_context(|| format!("writing `{}`", out.display()))?;
+            if !config.quiet {
+                notes.iter().for_each(|n| eprintln!("mapping: {n}"));
+                eprintln!(
+                    "wrote {}: review it, then `leadsync import {} --mapping {} --dry-run`",
+                    out.display(),
+                    args.source,
+                    out.display()
+                );
+            }
+        }
+        None => print!("{text}"),
+    }
+    Ok(Outcome::Success)
+}

@@ -1,1 +1,5 @@
+//! The one integration-test binary: a module per feature over a shared support builder.
 
+mod cli;
+mod client;
+mod support;

@@ -1,0 +1,162 @@
+//! Test support: a sandbox on an ephemeral loopback port with a real SQLite file, a client
+//! for it, and a small builder over the real binary.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use leadsync::client::{Client, ClientConfig, Token};
+use leadsync::sandbox::{Faults, Sandbox, SandboxConfig, Seed};
+
+/// Two tenants with known tokens, campaigns and assistants.
+pub const SEED: &str = r#"{
+  "users": [
+    {"id": 1, "token": "token-alice",
+     "campaigns": [
+       {"id": 10, "name": "Spring Outreach", "max_calls_in_parallel": 3},
+       {"id": 11, "name": "Renewals"},
+       {"id": 12, "name": "Renewals"},
+       {"id": 13, "name": "Café Été"}
+     ],
+     "assistants": [
+       {"id": 100, "name": "Alice Inbound", "type": "inbound"},
+       {"id": 101, "name": "Alice Outbound", "type": "outbound", "llm_temperature": "0.70"},
+       {"id": 102, "name": "Alice Deleted", "type": "outbound", "deleted_at": "2026-01-01T00:00:00.000000Z"}
+     ]},
+    {"id": 2, "token": "token-bob",
+     "campaigns": [{"id": 20, "name": "Bob Campaign"}],
+     "assistants": [{"id": 200, "name": "Bob Outbound", "type": "outbound"}]}
+  ]
+}"#;
+
+pub const ALICE: &str = "token-alice";
+pub const BOB: &str = "token-bob";
+
+/// A running sandbox, stopped when dropped, with its own runtime and temp dir.
+pub struct TestSandbox {
+    pub base_url: String,
+    pub addr: SocketAddr,
+    pub dir: tempfile::TempDir,
+    runtime: Option<tokio::runtime::Runtime>,
+    sandbox: Option<Sandbox>,
+}
+
+impl TestSandbox {
+    pub fn start() -> TestSandbox {
+        TestSandbox::with_faults(Faults::default())
+    }
+
+    pub fn with_faults(faults: Faults) -> TestSandbox {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sandbox.db");
+        TestSandbox::launch(dir, db, faults)
+    }
+
+    /// A sandbox over a database file that outlives it.
+    pub fn on_db(db: &Path, faults: Faults) -> TestSandbox {
+        let dir = tempfile::tempdir().unwrap();
+        TestSandbox::launch(dir, db.to_path_buf(), faults)
+    }
+
+    fn launch(dir: tempfile::TempDir, db: PathBuf, faults: Faults) -> TestSandbox {
+        let seed_path = dir.path().join("seed.json");
+        std::fs::write(&seed_path, SEED).unwrap();
+        let seed = Seed::from_path(&seed_path).unwrap();
+        let config = SandboxConfig { db: Some(db), seed: Some(seed), faults };
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let sandbox = runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], 0).into())).unwrap();
+        TestSandbox { base_url: sandbox.base_url.clone(), addr: sandbox.addr, dir, runtime: Some(runtime), sandbox: Some(sandbox) }
+    }
+
+    /// A library client for `token`.
+    pub fn client(&self, token: &str) -> Client {
+        let config = ClientConfig::new(&self.base_url, Token::new(token).unwrap(), Duration::from_secs(10), false).unwrap();
+        Client::new(config).unwrap()
+    }
+
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.as_ref().unwrap().block_on(f)
+    }
+
+    /// The real binary, pointed at this sandbox as `token`.
+    pub fn cli(&self, token: &str) -> Cli {
+        let mut cli = Cli::new();
+        cli.cmd.env("LEADSYNC_BASE_URL", &self.base_url).env("LEADSYNC_TOKEN", token);
+        cli.cmd.current_dir(self.dir.path());
+        cli
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+impl Drop for TestSandbox {
+    fn drop(&mut self) {
+        if let (Some(rt), Some(sb)) = (self.runtime.take(), self.sandbox.take()) {
+            rt.block_on(sb.shutdown());
+            rt.shutdown_timeout(Duration::from_secs(1));
+        }
+    }
+}
+
+/// The real `leadsync` binary with a clean environment.
+#[must_use]
+pub struct Cli {
+    pub cmd: Command,
+}
+
+impl Cli {
+    pub fn new() -> Cli {
+        let mut cmd = Command::cargo_bin("leadsync").unwrap();
+        for var in ["LEADSYNC_BASE_URL", "LEADSYNC_TOKEN", "LEADSYNC_TOKEN_FILE", "LEADSYNC_TIMEOUT", "RUST_LOG"] {
+            cmd.env_remove(var);
+        }
+        cmd.timeout(Duration::from_secs(120));
+        Cli { cmd }
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cli
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cli {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn current_dir(mut self, dir: &Path) -> Cli {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Runs and checks the exit code; returns (stdout, stderr).
+    pub fn expect_code(mut self, code: i32) -> (String, String) {
+        let output = self.cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        assert_eq!(output.status.code(), Some(code), "exit code\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        (stdout, stderr)
+    }
+
+    pub fn ok(self) -> (String, String) {
+        self.expect_code(0)
+    }
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+pub fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}

@@ -1,1 +1,121 @@
-//! (placeholder)
+//! The sandbox: a local reference implementation of the calling service (see
+//! `docs/service-api.md`), for tests, demos and `--sandbox` runs. It is real software over real
+//! HTTP: axum routes, a SQLite store, tenant isolation, Laravel-shaped answers, and fault
+//! injection (rate limits, 5xx, dropped connections, latency) to exercise a client's retries.
+//!
+//! ```text
+//!  Sandbox::start ─► server (accept loop, drop switch) ─► app(): faults ─► routes ─► store
+//!                                                                 auth, requests,    (SQLite
+//!                                                                 page, reply         thread)
+//! ```
+//!
+//! It depends on none of the import pipeline's stages, and its wire types are its own reading
+//! of the spec, independent of the client's.
+
+mod auth;
+mod defaults;
+mod demo;
+mod error;
+mod faults;
+mod page;
+mod reply;
+mod requests;
+mod routes;
+mod seed;
+mod server;
+mod store;
+mod time;
+mod validation;
+mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+
+pub use demo::OTHER_TOKEN;
+pub use error::SandboxError;
+pub use seed::Seed;
+pub use server::Sandbox;
+
+use faults::FaultState;
+use store::{Store, StoreClosed};
+
+/// The token of the demo user (id 1) in the built-in demo data.
+pub const DEMO_TOKEN: &str = "sandbox-demo-token";
+
+/// Faults to inject; the default injects none.
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// Fraction (0–1) of requests answered 500 or 503 before anything is done.
+    pub fail_rate: f64,
+    /// Fraction (0–1) of requests fully performed, then answered by closing the connection.
+    pub drop_rate: f64,
+    /// Requests per second allowed per token; the rest get 429 with `Retry-After`.
+    pub rate_limit: Option<u32>,
+    /// Delay added to every answer.
+    pub latency: Duration,
+    /// Seed of the fault RNG, for reproducible runs; random when `None`.
+    pub seed: Option<u64>,
+}
+
+/// How to start a sandbox.
+#[derive(Debug, Clone, Default)]
+pub struct SandboxConfig {
+    /// SQLite file to keep state in across restarts; `None` keeps it in memory.
+    pub db: Option<PathBuf>,
+    /// Users, campaigns and assistants to upsert at start; `None` loads the built-in demo data
+    /// when the database has no users yet.
+    pub seed: Option<Seed>,
+    pub faults: Faults,
+}
+
+/// Everything the handlers share: the store, the token table, and the fault state.
+#[derive(Clone)]
+pub struct AppState {
+    store: Store,
+    tokens: Arc<HashMap<String, i64>>,
+    faults: Arc<FaultState>,
+}
+
+impl AppState {
+    /// Opens the database and loads the seed, as [`Sandbox::start`] does, for driving [`app`]
+    /// without a socket (tower's `oneshot`, as in axum's testing example).
+    pub async fn open(config: SandboxConfig) -> Result<AppState, SandboxError> {
+        Ok(AppState::open_parts(config).await?.0)
+    }
+
+    pub(crate) async fn open_parts(
+        config: SandboxConfig,
+    ) -> Result<(AppState, StoreClosed), SandboxError> {
+        let faults = Arc::new(FaultState::new(&config.faults)?);
+        let (store, closed) = Store::open(config.db).await?;
+        match config.seed {
+            Some(seed) => store.apply_seed(seed).await?,
+            None if !store.has_users().await? => store.apply_seed(Seed::demo()).await?,
+            None => {}
+        }
+        let tokens = Arc::new(store.tokens().await?);
+        let state = AppState {
+            store,
+            tokens,
+            faults,
+        };
+        Ok((state, closed))
+    }
+}
+
+/// The service as a router: every route under `/api`, behind the fault middleware.
+pub fn app(state: AppState) -> Router {
+    let faults = Arc::clone(&state.faults);
+    let router = routes::router(state);
+    if faults.is_inert() {
+        return router;
+    }
+    router.layer(axum::middleware::from_fn_with_state(faults, faults::inject))
+}

@@ -1,0 +1,114 @@
+//! The service's six endpoints under `/api`, and JSON answers for unknown paths and methods.
+//! Handlers are thin: validate, call the store scoped to the authenticated user, wrap the answer.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, Uri, header};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+
+use super::AppState;
+use super::auth::User;
+use super::page::{Page, envelope, page_request};
+use super::reply::{ApiError, json_body, large_json};
+use super::requests;
+use super::wire::{Assistant, AssistantSummary, Campaign, Envelope, Lead};
+
+pub(crate) fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/user/assistants/get", get(list_assistants))
+        .route("/api/user/assistants/outbound", get(outbound_assistants))
+        .route(
+            "/api/user/assistants/enable-conversation-ended-webhook",
+            post(enable_webhook),
+        )
+        .route("/api/user/lead", post(create_lead))
+        .route("/api/user/leads", get(list_leads))
+        .route("/api/user/campaigns", get(list_campaigns))
+        .method_not_allowed_fallback(wrong_method)
+        .fallback(no_route)
+        .with_state(state)
+}
+
+async fn list_assistants(
+    State(state): State<AppState>,
+    User(user): User,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Json<Page<Assistant>>, ApiError> {
+    let request = page_request(uri.query())?;
+    let found = state
+        .store
+        .assistants_page(user, request.offset(), request.per_page)
+        .await?;
+    let path = format!("http://{}{}", host(&headers, &uri), uri.path());
+    Ok(Json(envelope(found.assistants, found.total, request, path)))
+}
+
+/// Page URLs are absolute, built from the host the client addressed (HTTP/1.1 `Host`, or the
+/// authority of an HTTP/2 request).
+fn host(headers: &HeaderMap, uri: &Uri) -> String {
+    let from_header = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let from_uri = uri.authority().map(|a| a.as_str());
+    from_header.or(from_uri).unwrap_or("localhost").to_string()
+}
+
+async fn outbound_assistants(
+    State(state): State<AppState>,
+    User(user): User,
+) -> Result<Json<Vec<AssistantSummary>>, ApiError> {
+    Ok(Json(state.store.outbound_assistants(user).await?))
+}
+
+async fn list_campaigns(
+    State(state): State<AppState>,
+    User(user): User,
+) -> Result<Json<Vec<Campaign>>, ApiError> {
+    Ok(Json(state.store.campaigns(user).await?))
+}
+
+async fn create_lead(
+    State(state): State<AppState>,
+    User(user): User,
+    body: Bytes,
+) -> Result<Json<Envelope<Lead>>, ApiError> {
+    let draft = requests::lead(&json_body(&body)?);
+    let lead = state.store.create_lead(user, draft).await??;
+    Ok(Json(Envelope {
+        message: "Lead created successfully",
+        data: lead,
+    }))
+}
+
+async fn list_leads(State(state): State<AppState>, User(user): User) -> Result<Response, ApiError> {
+    large_json(state.store.leads(user).await?).await
+}
+
+async fn enable_webhook(
+    State(state): State<AppState>,
+    User(user): User,
+    body: Bytes,
+) -> Result<Json<Envelope<[(); 0]>>, ApiError> {
+    let request = requests::webhook(&json_body(&body)?)?;
+    let (assistant, url) = (request.assistant_id, request.webhook_url);
+    let store = &state.store;
+    if !store.enable_conversation_webhook(user, assistant, url).await? {
+        return Err(ApiError::NotFound("Assistant not found."));
+    }
+    Ok(Json(Envelope {
+        message: "Conversation ended webhook enabled successfully",
+        data: [],
+    }))
+}
+
+async fn no_route(uri: Uri) -> ApiError {
+    ApiError::NoRoute(uri.path().trim_start_matches('/').to_string())
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    ApiError::WrongMethod {
+        method: method.to_string(),
+        path: uri.path().trim_start_matches('/').to_string(),
+    }
+}

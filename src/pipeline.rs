@@ -78,7 +78,10 @@ pub enum PipelineError {
 }
 
 /// Runs an import: a dry run (validate and report) or, later, the push as well.
-pub async fn import(opts: &ImportOptions, client: Option<&Client>) -> Result<ImportResult, PipelineError> {
+pub async fn import(
+    opts: &ImportOptions,
+    client: Option<&Client>,
+) -> Result<ImportResult, PipelineError> {
     let started_at = now();
     let mapping = merged_mapping(opts)?;
     let source = Source::open(&opts.path, &source_options(opts, mapping.as_ref())?)?;
@@ -89,9 +92,7 @@ pub async fn import(opts: &ImportOptions, client: Option<&Client>) -> Result<Imp
     };
     let plan = mapping.resolve(&headers, &opts.location)?;
     let campaigns = match (opts.offline, client) {
-        (false, Some(client)) => {
-            Campaigns::Checked(fetch_campaigns(client).await?)
-        }
+        (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
         _ => Campaigns::Unchecked,
     };
     check_fixed_campaign(&plan, &campaigns)?;
@@ -106,7 +107,8 @@ pub async fn import(opts: &ImportOptions, client: Option<&Client>) -> Result<Imp
         started_at,
         finished_at: String::new(),
     };
-    let keep_cells = opts.reports.iter().any(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
+    let keep_cells =
+        opts.reports.iter().any(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
     let checkers = Checkers {
         plan: Arc::new(plan),
         headers: headers.into(),
@@ -115,10 +117,11 @@ pub async fn import(opts: &ImportOptions, client: Option<&Client>) -> Result<Imp
         workers: worker_count(opts.workers),
     };
     let allow_duplicates = opts.allow_duplicates;
-    let (reports, blank_rows, stream_result) =
-        tokio::task::spawn_blocking(move || run_stages(source, checkers, reports, allow_duplicates))
-            .await
-            .expect("the row stages do not panic")?;
+    let (reports, blank_rows, stream_result) = tokio::task::spawn_blocking(move || {
+        run_stages(source, checkers, reports, allow_duplicates)
+    })
+    .await
+    .expect("the row stages do not panic")?;
     run.blank_rows = blank_rows;
     run.finished_at = now();
     // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
@@ -155,7 +158,10 @@ fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFil
     (file, notes)
 }
 
-fn source_options(opts: &ImportOptions, mapping: Option<&MappingFile>) -> Result<SourceOptions, PipelineError> {
+fn source_options(
+    opts: &ImportOptions,
+    mapping: Option<&MappingFile>,
+) -> Result<SourceOptions, PipelineError> {
     let from_file = |f: &MappingFile| f.delimiter_byte().map_err(PipelineError::MappingValue);
     let delimiter = match (opts.delimiter, mapping) {
         (Some(d), _) => Some(d),
@@ -163,7 +169,9 @@ fn source_options(opts: &ImportOptions, mapping: Option<&MappingFile>) -> Result
         (None, None) => None,
     };
     let sheet = match (&opts.sheet, mapping.and_then(|m| m.sheet.as_ref())) {
-        (Some(s), _) => Some(s.parse::<SheetSelector>().map_err(|e| PipelineError::MappingValue(e.to_string()))?),
+        (Some(s), _) => Some(
+            s.parse::<SheetSelector>().map_err(|e| PipelineError::MappingValue(e.to_string()))?,
+        ),
         (None, Some(SheetRef::Index(i))) => Some(SheetSelector::Index(*i)),
         (None, Some(SheetRef::Name(n))) => Some(SheetSelector::Name(n.clone())),
         (None, None) => None,
@@ -184,7 +192,8 @@ async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError>
 /// One campaign for every row must exist: otherwise every row would fail the same way.
 fn check_fixed_campaign(plan: &Plan, campaigns: &Campaigns) -> Result<(), PipelineError> {
     if let (CampaignSource::Fixed(fixed), Campaigns::Checked(book)) = (&plan.campaign, campaigns) {
-        book.resolve(&fixed.as_text()).map_err(|issue| PipelineError::FixedCampaign(issue.message))?;
+        book.resolve(&fixed.as_text())
+            .map_err(|issue| PipelineError::FixedCampaign(issue.message))?;
     }
     Ok(())
 }
@@ -209,7 +218,13 @@ impl Checkers {
     fn build(&self) -> Result<RowChecker, PipelineError> {
         // Each thread owns its phone parser: sharing one would serialize the hot path.
         let phones = PhoneParser::new(&self.plan.region)?;
-        Ok(RowChecker::new(self.plan.clone(), self.headers.clone(), self.campaigns.clone(), phones, self.keep_cells))
+        Ok(RowChecker::new(
+            self.plan.clone(),
+            self.headers.clone(),
+            self.campaigns.clone(),
+            phones,
+            self.keep_cells,
+        ))
     }
 }
 
@@ -224,7 +239,8 @@ fn run_stages(
     mut reports: Reports,
     allow_duplicates: bool,
 ) -> Result<(Reports, u64, Result<(), PipelineError>), PipelineError> {
-    let row_checkers = (0..checkers.workers).map(|_| checkers.build()).collect::<Result<Vec<_>, _>>()?;
+    let row_checkers =
+        (0..checkers.workers).map(|_| checkers.build()).collect::<Result<Vec<_>, _>>()?;
     let (batch_tx, batch_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
     let batch_rx = Arc::new(std::sync::Mutex::new(batch_rx));
     let (done_tx, done_rx) = sync_channel::<CheckedBatch>(BATCHES_IN_FLIGHT);
@@ -250,7 +266,10 @@ fn read_batches(source: Source, tx: SyncSender<Batch>) -> Result<(), PipelineErr
     for record in source.records() {
         batch.push(record?);
         if batch.len() == BATCH_ROWS {
-            if tx.send((seq, std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS)))).is_err() {
+            if tx
+                .send((seq, std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS))))
+                .is_err()
+            {
                 return Ok(()); // the collector stopped: its error is the one to report
             }
             seq += 1;
@@ -262,7 +281,11 @@ fn read_batches(source: Source, tx: SyncSender<Batch>) -> Result<(), PipelineErr
     Ok(())
 }
 
-fn check_batches(checker: &RowChecker, rx: &std::sync::Mutex<Receiver<Batch>>, tx: &SyncSender<CheckedBatch>) {
+fn check_batches(
+    checker: &RowChecker,
+    rx: &std::sync::Mutex<Receiver<Batch>>,
+    tx: &SyncSender<CheckedBatch>,
+) {
     loop {
         let next = rx.lock().map(|rx| rx.recv());
         let Ok(Ok((seq, records))) = next else { return };

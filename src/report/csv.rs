@@ -131,7 +131,8 @@ mod tests {
 
     #[test]
     fn data_stays_as_typed() {
-        let cells = ["+4915112345678", "-12.5", "+3", "-.5", "plain text", "", "Müller", "a=b", "0151 1"];
+        let cells =
+            ["+4915112345678", "-12.5", "+3", "-.5", "plain text", "", "Müller", "a=b", "0151 1"];
         for cell in cells {
             assert_eq!(escape_formula(cell), cell, "{cell:?} was changed");
         }

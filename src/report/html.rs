@@ -93,12 +93,22 @@ fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
     }
 }
 
-fn write_table_row(out: &mut impl Write, row: &RowReport, phone: Option<&str>) -> std::io::Result<()> {
+fn write_table_row(
+    out: &mut impl Write,
+    row: &RowReport,
+    phone: Option<&str>,
+) -> std::io::Result<()> {
     let status = page::status_label(row.status);
     write!(out, "<tr><td class=\"num\">{}</td>", row.row)?;
-    write!(out, "<td><span class=\"pill s-{}\">{status}</span></td>", super::status_str(row.status))?;
+    write!(
+        out,
+        "<td><span class=\"pill s-{}\">{status}</span></td>",
+        super::status_str(row.status)
+    )?;
     match phone {
-        Some(phone) if !phone.trim().is_empty() => write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?,
+        Some(phone) if !phone.trim().is_empty() => {
+            write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?
+        }
         _ => write!(out, "<td class=\"phone empty\">empty</td>")?,
     }
     out.write_all(b"<td>")?;

@@ -8,10 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::ReportWriter;
 use super::error::ReportError;
 use super::model::{RowReport, RunInfo, Summary};
 use super::staged::Staged;
-use super::ReportWriter;
 
 pub(crate) struct JsonWriter {
     out: Staged,
@@ -52,10 +52,8 @@ impl ReportWriter for JsonWriter {
 
 /// Compact JSON straight into the file; the model's plain structs only fail on I/O.
 fn put_json<T: Serialize>(out: &mut Staged, value: &T) -> Result<(), ReportError> {
-    serde_json::to_writer(&mut *out, value).map_err(|err| ReportError::Write {
-        path: out.target().to_path_buf(),
-        source: err.into(),
-    })
+    serde_json::to_writer(&mut *out, value)
+        .map_err(|err| ReportError::Write { path: out.target().to_path_buf(), source: err.into() })
 }
 
 #[cfg(test)]

@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::ReportError;
-pub use model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables};
+pub use model::{
+    ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
+};
 pub use terminal::terminal_summary;
 
 /// One report file being written. Rows arrive in source order; `finish` completes the file.
@@ -58,7 +60,10 @@ impl ReportFormat {
 
 /// Creates the writer for `path`'s format. `run_headers` are the source's column headers, which
 /// the CSV report repeats first so that it re-imports with the same mapping.
-pub fn create_writer(path: &Path, run_headers: &[String]) -> Result<Box<dyn ReportWriter>, ReportError> {
+pub fn create_writer(
+    path: &Path,
+    run_headers: &[String],
+) -> Result<Box<dyn ReportWriter>, ReportError> {
     Ok(match ReportFormat::from_path(path)? {
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
         ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
@@ -95,10 +100,8 @@ impl Reports {
                 return Err(ReportError::DuplicatePath { path: path.clone() });
             }
         }
-        let writers = paths
-            .iter()
-            .map(|path| create_writer(path, headers))
-            .collect::<Result<Vec<_>, _>>()?;
+        let writers =
+            paths.iter().map(|path| create_writer(path, headers)).collect::<Result<Vec<_>, _>>()?;
         Ok(Reports {
             writers,
             paths: paths.to_vec(),
@@ -131,11 +134,7 @@ impl Reports {
         if let Some(err) = first_error {
             return Err(err);
         }
-        Ok(Outcome {
-            summary: self.summary,
-            top_reasons: ranked(&self.reasons),
-            paths: self.paths,
-        })
+        Ok(Outcome { summary: self.summary, top_reasons: ranked(&self.reasons), paths: self.paths })
     }
 }
 
@@ -205,18 +204,25 @@ mod tests {
     fn a_bad_path_fails_before_any_file_is_left_behind() {
         let dir = tempfile::tempdir().unwrap();
         let paths = [dir.path().join("r.json"), dir.path().join("r.txt")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::UnknownFormat { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers()),
+            Err(ReportError::UnknownFormat { .. })
+        ));
         let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
         assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
         let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::DuplicatePath { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers()),
+            Err(ReportError::DuplicatePath { .. })
+        ));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
     fn fans_out_counts_and_ranks_reasons() {
         let dir = tempfile::tempdir().unwrap();
-        let paths: Vec<PathBuf> = ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
+        let paths: Vec<PathBuf> =
+            ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
         let mut reports = Reports::create(&paths, &headers()).unwrap();
         for row in rows() {
             reports.write_row(&row).unwrap();

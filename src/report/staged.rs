@@ -71,7 +71,8 @@ impl Staged {
             staged.out.get_ref().sync_all()?;
             std::fs::rename(&staged.temp, &staged.target)
         };
-        finish(&mut self).map_err(|source| ReportError::Finish { path: self.target.clone(), source })?;
+        finish(&mut self)
+            .map_err(|source| ReportError::Finish { path: self.target.clone(), source })?;
         self.persisted = true;
         Ok(())
     }

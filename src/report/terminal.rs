@@ -86,7 +86,11 @@ mod tests {
             (IssueCode::RequestFailed, 8),
             (IssueCode::UnknownCampaign, 1),
         ];
-        Outcome { summary, top_reasons, paths: vec![PathBuf::from("r.json"), PathBuf::from("r.html")] }
+        Outcome {
+            summary,
+            top_reasons,
+            paths: vec![PathBuf::from("r.json"), PathBuf::from("r.html")],
+        }
     }
 
     #[test]

@@ -55,9 +55,19 @@ impl Page<'_> {
         let source = Esc(&self.run.source);
         writeln!(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">")?;
         writeln!(out, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")?;
-        writeln!(out, "<title>Import report · {source}</title>\n<style>\n{STYLE}</style>\n</head>")?;
-        writeln!(out, "<body>\n<main>\n<header>\n<div class=\"eyebrow\">leadsync import report</div>")?;
-        let sheet = self.run.sheet.as_deref().map(|s| format!(" <span class=\"sheet\">· {}</span>", Esc(s)));
+        writeln!(
+            out,
+            "<title>Import report · {source}</title>\n<style>\n{STYLE}</style>\n</head>"
+        )?;
+        writeln!(
+            out,
+            "<body>\n<main>\n<header>\n<div class=\"eyebrow\">leadsync import report</div>"
+        )?;
+        let sheet = self
+            .run
+            .sheet
+            .as_deref()
+            .map(|s| format!(" <span class=\"sheet\">· {}</span>", Esc(s)));
         writeln!(out, "<h1>{source}{}</h1>", sheet.unwrap_or_default())?;
         let (started, finished) = (when(&self.run.started_at), when(&self.run.finished_at));
         write!(out, "<p class=\"meta\">Started {} · finished {}", Esc(&started), Esc(&finished))?;
@@ -69,12 +79,22 @@ impl Page<'_> {
 
     fn banners(&self, out: &mut impl Write) -> io::Result<()> {
         if self.run.dry_run {
-            banner(out, "dry", "Dry run: nothing was sent", "No lead was created and nobody will be \
-                called. This page shows what importing the file would do.")?;
+            banner(
+                out,
+                "dry",
+                "Dry run: nothing was sent",
+                "No lead was created and nobody will be \
+                called. This page shows what importing the file would do.",
+            )?;
         }
         if !self.run.campaigns_checked {
-            banner(out, "warn", "Campaigns were not checked", "The run was offline, so campaign names \
-                and ids were not compared with the service. A wrong campaign is only caught when you import.")?;
+            banner(
+                out,
+                "warn",
+                "Campaigns were not checked",
+                "The run was offline, so campaign names \
+                and ids were not compared with the service. A wrong campaign is only caught when you import.",
+            )?;
         }
         if !self.run.dry_run && self.summary.failed > 0 {
             let failed = thousands(self.summary.failed);
@@ -121,7 +141,11 @@ impl Page<'_> {
     fn strip(&self, out: &mut impl Write) -> io::Result<()> {
         let s = self.summary;
         let parts = [
-            (s.valid + s.created, "ok", if self.run.dry_run { "valid" } else { "valid or created" }),
+            (
+                s.valid + s.created,
+                "ok",
+                if self.run.dry_run { "valid" } else { "valid or created" },
+            ),
             (s.skipped_existing, "skip", "skipped"),
             (s.rejected, "bad", "rejected"),
             (s.duplicates, "dup", "duplicates"),
@@ -130,17 +154,27 @@ impl Page<'_> {
         if s.rows == 0 {
             return writeln!(out, "<p class=\"empty-note\">The file had no rows to import.</p>");
         }
-        write!(out, "<svg class=\"strip\" viewBox=\"0 0 1000 10\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"share of rows by outcome\">")?;
+        write!(
+            out,
+            "<svg class=\"strip\" viewBox=\"0 0 1000 10\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"share of rows by outcome\">"
+        )?;
         let mut x = 0.0;
         for (n, colour, _) in parts.iter().filter(|p| p.0 > 0) {
             let w = *n as f64 * 1000.0 / s.rows as f64;
-            write!(out, "<rect class=\"f-{colour}\" x=\"{x:.2}\" width=\"{w:.2}\" height=\"10\"/>")?;
+            write!(
+                out,
+                "<rect class=\"f-{colour}\" x=\"{x:.2}\" width=\"{w:.2}\" height=\"10\"/>"
+            )?;
             x += w;
         }
         writeln!(out, "</svg>\n<ul class=\"legend\">")?;
         for (n, colour, label) in parts.iter().filter(|p| p.0 > 0) {
             let share = percent(*n, s.rows);
-            writeln!(out, "<li><i class=\"k-{colour}\"></i>{} {label} ({share})</li>", thousands(*n))?;
+            writeln!(
+                out,
+                "<li><i class=\"k-{colour}\"></i>{} {label} ({share})</li>",
+                thousands(*n)
+            )?;
         }
         writeln!(out, "</ul>")
     }
@@ -151,14 +185,20 @@ impl Page<'_> {
         if reasons.is_empty() {
             writeln!(out, "<p class=\"empty-note good-note\">No row was rejected.</p>")?;
         } else {
-            writeln!(out, "<p class=\"lede\">Rows per reason (a row with two problems counts for both), \
-                and what to do about it.</p>")?;
+            writeln!(
+                out,
+                "<p class=\"lede\">Rows per reason (a row with two problems counts for both), \
+                and what to do about it.</p>"
+            )?;
             reason_bars(out, &reasons, self.summary.rows, true)?;
         }
         let warnings = ranked(&self.tally.warnings);
         if !warnings.is_empty() {
             writeln!(out, "<h2 style=\"margin-top:22px\">Imported with a warning</h2>")?;
-            writeln!(out, "<p class=\"lede\">These rows went through; nothing needs to be done unless the note says so.</p>")?;
+            writeln!(
+                out,
+                "<p class=\"lede\">These rows went through; nothing needs to be done unless the note says so.</p>"
+            )?;
             reason_bars(out, &warnings, self.summary.rows, false)?;
         }
         writeln!(out, "</section>")
@@ -175,13 +215,22 @@ impl Page<'_> {
     fn table_start(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "<section class=\"card\">\n<h2>Rows to fix</h2>")?;
         if self.tally.shown == 0 {
-            return writeln!(out, "<p class=\"empty-note good-note\">Nothing to fix: no row was rejected, \
-                duplicated or failed.</p>");
+            return writeln!(
+                out,
+                "<p class=\"empty-note good-note\">Nothing to fix: no row was rejected, \
+                duplicated or failed.</p>"
+            );
         }
-        writeln!(out, "<p class=\"lede\">Rejected, duplicate and failed rows in file order. Correct them \
-            in the spreadsheet, or in the CSV report (its first columns are the original ones), and import again.</p>")?;
-        writeln!(out, "<table>\n<thead><tr><th>Row</th><th>Status</th><th>Phone as typed</th>\
-            <th>Problem</th><th>How to fix</th></tr></thead>\n<tbody>")
+        writeln!(
+            out,
+            "<p class=\"lede\">Rejected, duplicate and failed rows in file order. Correct them \
+            in the spreadsheet, or in the CSV report (its first columns are the original ones), and import again.</p>"
+        )?;
+        writeln!(
+            out,
+            "<table>\n<thead><tr><th>Row</th><th>Status</th><th>Phone as typed</th>\
+            <th>Problem</th><th>How to fix</th></tr></thead>\n<tbody>"
+        )
     }
 }
 
@@ -189,7 +238,12 @@ fn banner(out: &mut impl Write, kind: &str, title: &str, text: &str) -> io::Resu
     writeln!(out, "<div class=\"banner {kind}\"><strong>{}</strong>{}</div>", Esc(title), Esc(text))
 }
 
-fn reason_bars(out: &mut impl Write, reasons: &[(IssueCode, u64)], rows: u64, errors: bool) -> io::Result<()> {
+fn reason_bars(
+    out: &mut impl Write,
+    reasons: &[(IssueCode, u64)],
+    rows: u64,
+    errors: bool,
+) -> io::Result<()> {
     let max = reasons.iter().map(|r| r.1).max().unwrap_or(1);
     writeln!(out, "<div class=\"bars reasons\">")?;
     for (code, n) in reasons {
@@ -199,9 +253,19 @@ fn reason_bars(out: &mut impl Write, reasons: &[(IssueCode, u64)], rows: u64, er
             IssueCode::RequestFailed => "fail",
             _ => "bad",
         };
-        write!(out, "<div class=\"name\">{}<small>{}</small></div>", reason_label(*code), code.as_str())?;
+        write!(
+            out,
+            "<div class=\"name\">{}<small>{}</small></div>",
+            reason_label(*code),
+            code.as_str()
+        )?;
         bar(out, &[(*n, colour)], max)?;
-        writeln!(out, "<div class=\"n\">{}<small>{}</small></div>", thousands(*n), percent(*n, rows))?;
+        writeln!(
+            out,
+            "<div class=\"n\">{}<small>{}</small></div>",
+            thousands(*n),
+            percent(*n, rows)
+        )?;
         writeln!(out, "<div class=\"fixline\"><b>Fix:</b> {}</div>", Esc(code.fix()))?;
     }
     writeln!(out, "</div>")
@@ -218,8 +282,11 @@ fn group_card(
     if groups.is_empty() {
         return writeln!(out, "<p class=\"empty-note\">No rows.</p>\n</section>");
     }
-    writeln!(out, "<ul class=\"legend\" style=\"margin:0 0 14px\"><li><i class=\"k-ok\"></i>ready</li>\
-        <li><i class=\"k-skip\"></i>already on the service</li><li><i class=\"k-bad\"></i>to fix</li></ul>")?;
+    writeln!(
+        out,
+        "<ul class=\"legend\" style=\"margin:0 0 14px\"><li><i class=\"k-ok\"></i>ready</li>\
+        <li><i class=\"k-skip\"></i>already on the service</li><li><i class=\"k-bad\"></i>to fix</li></ul>"
+    )?;
     let (top, others) = groups.top(TOP_GROUPS);
     let max = top.iter().map(|g| g.1.total()).chain(others.map(|o| o.1.total())).max().unwrap_or(1);
     writeln!(out, "<div class=\"bars\">")?;
@@ -236,7 +303,9 @@ fn group_card(
 fn group_bar(out: &mut impl Write, name_html: &str, split: Split, max: u64) -> io::Result<()> {
     write!(out, "<div class=\"name\">{name_html}</div>")?;
     bar(out, &[(split.good, "ok"), (split.skipped, "skip"), (split.problem, "bad")], max)?;
-    let ready = if split.good == split.total() { String::new() } else {
+    let ready = if split.good == split.total() {
+        String::new()
+    } else {
         format!("<small>{} ready</small>", thousands(split.good))
     };
     writeln!(out, "<div class=\"n\">{}{ready}</div>", thousands(split.total()))
@@ -245,8 +314,11 @@ fn group_bar(out: &mut impl Write, name_html: &str, split: Split, max: u64) -> i
 /// A horizontal bar on a grey track, scaled so that `max` fills it.
 fn bar(out: &mut impl Write, parts: &[(u64, &str)], max: u64) -> io::Result<()> {
     let total: u64 = parts.iter().map(|p| p.0).sum();
-    write!(out, "<svg class=\"bar\" viewBox=\"0 0 100 1\" preserveAspectRatio=\"none\" role=\"img\" \
-        aria-label=\"{total}\"><rect class=\"f-track\" width=\"100\" height=\"1\"/>")?;
+    write!(
+        out,
+        "<svg class=\"bar\" viewBox=\"0 0 100 1\" preserveAspectRatio=\"none\" role=\"img\" \
+        aria-label=\"{total}\"><rect class=\"f-track\" width=\"100\" height=\"1\"/>"
+    )?;
     let mut x = 0.0;
     for (n, colour) in parts.iter().filter(|p| p.0 > 0) {
         let w = *n as f64 * 100.0 / max.max(1) as f64;
@@ -315,15 +387,54 @@ fn country_label(region: &str) -> String {
 }
 
 const COUNTRIES: &[(&str, &str)] = &[
-    ("AE", "United Arab Emirates"), ("AR", "Argentina"), ("AT", "Austria"), ("AU", "Australia"),
-    ("BE", "Belgium"), ("BG", "Bulgaria"), ("BR", "Brazil"), ("CA", "Canada"), ("CH", "Switzerland"),
-    ("CL", "Chile"), ("CN", "China"), ("CO", "Colombia"), ("CZ", "Czechia"), ("DE", "Germany"),
-    ("DK", "Denmark"), ("EE", "Estonia"), ("ES", "Spain"), ("FI", "Finland"), ("FR", "France"),
-    ("GB", "United Kingdom"), ("GR", "Greece"), ("HK", "Hong Kong"), ("HR", "Croatia"),
-    ("HU", "Hungary"), ("IE", "Ireland"), ("IL", "Israel"), ("IN", "India"), ("IT", "Italy"),
-    ("JP", "Japan"), ("KR", "South Korea"), ("LI", "Liechtenstein"), ("LT", "Lithuania"),
-    ("LU", "Luxembourg"), ("LV", "Latvia"), ("MX", "Mexico"), ("NL", "Netherlands"), ("NO", "Norway"),
-    ("NZ", "New Zealand"), ("PL", "Poland"), ("PT", "Portugal"), ("RO", "Romania"), ("RS", "Serbia"),
-    ("SE", "Sweden"), ("SG", "Singapore"), ("SI", "Slovenia"), ("SK", "Slovakia"), ("TR", "Türkiye"),
-    ("UA", "Ukraine"), ("US", "United States"), ("ZA", "South Africa"),
+    ("AE", "United Arab Emirates"),
+    ("AR", "Argentina"),
+    ("AT", "Austria"),
+    ("AU", "Australia"),
+    ("BE", "Belgium"),
+    ("BG", "Bulgaria"),
+    ("BR", "Brazil"),
+    ("CA", "Canada"),
+    ("CH", "Switzerland"),
+    ("CL", "Chile"),
+    ("CN", "China"),
+    ("CO", "Colombia"),
+    ("CZ", "Czechia"),
+    ("DE", "Germany"),
+    ("DK", "Denmark"),
+    ("EE", "Estonia"),
+    ("ES", "Spain"),
+    ("FI", "Finland"),
+    ("FR", "France"),
+    ("GB", "United Kingdom"),
+    ("GR", "Greece"),
+    ("HK", "Hong Kong"),
+    ("HR", "Croatia"),
+    ("HU", "Hungary"),
+    ("IE", "Ireland"),
+    ("IL", "Israel"),
+    ("IN", "India"),
+    ("IT", "Italy"),
+    ("JP", "Japan"),
+    ("KR", "South Korea"),
+    ("LI", "Liechtenstein"),
+    ("LT", "Lithuania"),
+    ("LU", "Luxembourg"),
+    ("LV", "Latvia"),
+    ("MX", "Mexico"),
+    ("NL", "Netherlands"),
+    ("NO", "Norway"),
+    ("NZ", "New Zealand"),
+    ("PL", "Poland"),
+    ("PT", "Portugal"),
+    ("RO", "Romania"),
+    ("RS", "Serbia"),
+    ("SE", "Sweden"),
+    ("SG", "Singapore"),
+    ("SI", "Slovenia"),
+    ("SK", "Slovakia"),
+    ("TR", "Türkiye"),
+    ("UA", "Ukraine"),
+    ("US", "United States"),
+    ("ZA", "South Africa"),
 ];

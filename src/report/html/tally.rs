@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::super::model::{IssueCode, RowReport, RowStatus};
 use super::super::distinct_codes;
+use super::super::model::{IssueCode, RowReport, RowStatus};
 
 const MAX_GROUPS: usize = 1_000;
 

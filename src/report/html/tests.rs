@@ -48,7 +48,11 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
     ] {
         assert!(page.contains(expected), "the page lacks {expected:?}");
     }
-    assert_eq!(page.matches("<tr><td class=\"num\">").count(), 6, "rejected, duplicate, failed rows");
+    assert_eq!(
+        page.matches("<tr><td class=\"num\">").count(),
+        6,
+        "rejected, duplicate, failed rows"
+    );
     assert!(!page.contains("<td class=\"num\">2</td>"), "a valid row is in the table");
 }
 
@@ -129,7 +133,11 @@ fn chromium_dom() -> Option<String> {
         .arg(format!("file://{}", page.display()))
         .output()
         .ok()?;
-    assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     Some(String::from_utf8(output.stdout).unwrap())
 }
 

@@ -1,7 +1,6 @@
 //! Test support: a sandbox on an ephemeral loopback port with a real SQLite file, a client
 //! for it, and a small builder over the real binary.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -36,7 +35,6 @@ pub const BOB: &str = "token-bob";
 /// A running sandbox, stopped when dropped, with its own runtime and temp dir.
 pub struct TestSandbox {
     pub base_url: String,
-    pub addr: SocketAddr,
     pub dir: tempfile::TempDir,
     runtime: Option<tokio::runtime::Runtime>,
     sandbox: Option<Sandbox>,
@@ -66,7 +64,7 @@ impl TestSandbox {
         let config = SandboxConfig { db: Some(db), seed: Some(seed), faults };
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let sandbox = runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], 0).into())).unwrap();
-        TestSandbox { base_url: sandbox.base_url.clone(), addr: sandbox.addr, dir, runtime: Some(runtime), sandbox: Some(sandbox) }
+        TestSandbox { base_url: sandbox.base_url.clone(), dir, runtime: Some(runtime), sandbox: Some(sandbox) }
     }
 
     /// A library client for `token`.

@@ -8,12 +8,17 @@
 //!   url)                 lead fields) duplicates)  rate limit) exactly once) html, terminal)
 //! ```
 //!
+//! The way back: `events` receives the service's notifications and `export` writes leads and
+//! notifications out to CSV and XLSX.
+//!
 //! `pipeline` is the one place that knows that order. `client` is the only module that speaks
 //! HTTP to the service; `sandbox` is an independent implementation of that service for tests,
 //! demos and `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
 
 pub mod cli;
 pub mod client;
+pub mod events;
+pub mod export;
 pub mod mapping;
 pub mod phone;
 pub mod pipeline;

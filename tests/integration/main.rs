@@ -2,4 +2,5 @@
 
 mod cli;
 mod client;
+mod events;
 mod support;

@@ -1,0 +1,1 @@
+//! (placeholder) Conversation-ended and other notifications: the receiver and its durable store.

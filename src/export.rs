@@ -1,0 +1,1 @@
+//! (placeholder) Leads and notifications back out to CSV and XLSX.

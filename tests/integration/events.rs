@@ -1,0 +1,1 @@
+//! Events and exports: receiver, simulated conversations, lead export.

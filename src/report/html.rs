@@ -7,6 +7,8 @@
 //! streamed to a scratch file and the page is assembled at `finish`; the charts are small
 //! bounded tallies. The table stops at [`TABLE_CAP`] rows; the CSV and JSON reports hold every row.
 
+mod charts;
+mod labels;
 mod page;
 mod tally;
 
@@ -73,7 +75,8 @@ fn needs_fixing(status: RowStatus) -> bool {
 }
 
 /// The phone as the person typed it: the source cell of the column a phone issue names, else
-/// the normalized number. (The model carries no raw phone; issues name the source column.)
+/// the normalized number. (The model carries no raw phone; validation names the column, trimmed,
+/// in `Issue::field`. A duplicate names the lead field instead, so it shows the normalized number.)
 fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
     let phone_codes = [
         IssueCode::MissingPhone,
@@ -86,7 +89,10 @@ fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
         .iter()
         .chain(&row.warnings)
         .filter(|issue| phone_codes.contains(&issue.code))
-        .find_map(|issue| headers.iter().position(|h| Some(h) == issue.field.as_ref()));
+        .find_map(|issue| {
+            let field = issue.field.as_deref()?;
+            headers.iter().position(|header| header.trim() == field)
+        });
     match column {
         Some(i) => row.source_cells.get(i).map(String::as_str),
         None => row.phone.as_deref(),
@@ -98,7 +104,7 @@ fn write_table_row(
     row: &RowReport,
     phone: Option<&str>,
 ) -> std::io::Result<()> {
-    let status = page::status_label(row.status);
+    let status = labels::status(row.status);
     write!(out, "<tr><td class=\"num\">{}</td>", row.row)?;
     write!(
         out,
@@ -114,7 +120,7 @@ fn write_table_row(
     out.write_all(b"<td>")?;
     for (i, issue) in row.errors.iter().enumerate() {
         let br = if i > 0 { "<br>" } else { "" };
-        write!(out, "{br}{}", Esc(&issue.message))?;
+        write!(out, "{br}{}", Message(&issue.message))?;
     }
     out.write_all(b"</td><td class=\"fix\">")?;
     let mut seen = HashSet::new();
@@ -144,6 +150,25 @@ impl fmt::Display for Esc<'_> {
             rest = &rest[i + 1..];
         }
         f.write_str(rest)
+    }
+}
+
+/// An issue message, escaped, with its `backticked` values set as code, as the terminal
+/// convention marks them. Unpaired backticks are left as typed.
+pub(crate) struct Message<'a>(pub &'a str);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.matches('`').count() % 2 == 1 {
+            return Esc(self.0).fmt(f);
+        }
+        for (i, part) in self.0.split('`').enumerate() {
+            match i % 2 {
+                0 => Esc(part).fmt(f)?,
+                _ => write!(f, "<code>{}</code>", Esc(part))?,
+            }
+        }
+        Ok(())
     }
 }
 

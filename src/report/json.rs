@@ -60,11 +60,14 @@ fn put_json<T: Serialize>(out: &mut Staged, value: &T) -> Result<(), ReportError
 mod tests {
     use serde_json::{Value, json};
 
-    use super::super::testdata::{rows, run_info};
+    use super::super::testdata::{all_codes, rows, run_info};
     use super::super::{ReportWriter, Summary};
     use super::JsonWriter;
 
     const SCHEMA: &str = include_str!("../../schema/report.schema.json");
+
+    /// Turns a valid report into one the schema must refuse.
+    type Breakage = fn(&mut Value);
 
     fn report(rows: &[super::RowReport]) -> Value {
         let dir = tempfile::tempdir().unwrap();
@@ -112,10 +115,21 @@ mod tests {
     }
 
     #[test]
+    fn schema_names_exactly_the_model_codes() {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        let listed = &schema["$defs"]["issue"]["properties"]["code"]["enum"];
+        let codes: Vec<_> = all_codes().iter().map(|code| json!(code.as_str())).collect();
+        assert_eq!(listed, &json!(codes));
+        for code in all_codes() {
+            assert_eq!(json!(code), json!(code.as_str()), "serde and as_str disagree");
+        }
+    }
+
+    #[test]
     fn schema_rejects_what_the_contract_forbids() {
         let validator = validator();
         let good = report(&rows());
-        let breakages: [(&str, fn(&mut Value)); 5] = [
+        let breakages: [(&str, Breakage); 5] = [
             ("unknown status", |d| d["rows"][0]["status"] = json!("maybe")),
             ("unknown code", |d| d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")),
             ("extra summary key", |d| d["summary"]["extra"] = json!(1)),

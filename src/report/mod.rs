@@ -150,7 +150,7 @@ pub(crate) fn distinct_codes(issues: &[Issue]) -> impl Iterator<Item = IssueCode
 /// Most frequent first; ties keep `IssueCode` order so the output is stable.
 pub(crate) fn ranked(tally: &BTreeMap<IssueCode, u64>) -> Vec<(IssueCode, u64)> {
     let mut ranked: Vec<_> = tally.iter().map(|(code, n)| (*code, *n)).collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1));
+    ranked.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     ranked
 }
 
@@ -171,7 +171,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

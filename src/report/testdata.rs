@@ -4,7 +4,7 @@
 use super::model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Variables};
 
 pub(crate) fn headers() -> Vec<String> {
-    ["Name", "Phone", "Campaign", "Notes"].map(String::from).to_vec()
+    ["Name", " Phone ", "Campaign", "Notes"].map(String::from).to_vec()
 }
 
 pub(crate) fn run_info() -> RunInfo {
@@ -96,7 +96,11 @@ pub(crate) fn rows() -> Vec<RowReport> {
             phone: Some("+4915112345678"),
             region: Some("DE"),
             campaign: spring,
-            errors: vec![issue(DuplicateInFile, "Phone", "same number and campaign as row 2")],
+            errors: vec![issue(
+                DuplicateInFile,
+                "phone_number",
+                "same number as row 2 in the same campaign",
+            )],
             warnings: vec![],
         },
         Spec {
@@ -171,4 +175,38 @@ pub(crate) fn rows() -> Vec<RowReport> {
 pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
     let template = rows().swap_remove(1);
     (0..n).map(move |i| RowReport { row: 100 + i, ..template.clone() })
+}
+
+/// Every issue code. The `match` stops compiling when a code is added, so this list (and with
+/// it the schema test) cannot silently fall behind the model.
+pub(crate) fn all_codes() -> [IssueCode; 12] {
+    use IssueCode::*;
+    let _exhaustive = |code: IssueCode| match code {
+        MissingPhone
+        | InvalidPhone
+        | MissingCampaign
+        | UnknownCampaign
+        | AmbiguousCampaign
+        | DuplicateInFile
+        | AlreadyExists
+        | ServerRejected
+        | RequestFailed
+        | InvalidSecondaryPhone
+        | ExtensionDropped
+        | CellError => (),
+    };
+    [
+        MissingPhone,
+        InvalidPhone,
+        MissingCampaign,
+        UnknownCampaign,
+        AmbiguousCampaign,
+        DuplicateInFile,
+        AlreadyExists,
+        ServerRejected,
+        RequestFailed,
+        InvalidSecondaryPhone,
+        ExtensionDropped,
+        CellError,
+    ]
 }

@@ -6,7 +6,7 @@ use std::process::Command;
 use super::super::ReportWriter;
 use super::super::model::{RowReport, RunInfo, Summary};
 use super::super::testdata::{headers, many_rejected, rows, run_info};
-use super::{Esc, HtmlWriter, TABLE_CAP, typed_phone};
+use super::{Esc, HtmlWriter, Message, TABLE_CAP, typed_phone};
 
 fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) {
     let mut writer = Box::new(HtmlWriter::create(path, &headers()).unwrap());
@@ -32,6 +32,13 @@ fn escapes_the_five_characters() {
 }
 
 #[test]
+fn backticked_values_become_code() {
+    let text = Message("`<b>` is not `12`").to_string();
+    assert_eq!(text, "<code>&lt;b&gt;</code> is not <code>12</code>");
+    assert_eq!(Message("a ` b").to_string(), "a ` b");
+}
+
+#[test]
 fn shows_counts_reasons_groups_and_rows_to_fix() {
     let page = render(rows(), &run_info());
     for expected in [
@@ -43,7 +50,7 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
         "Germany<small>DE</small>",
         "<td class=\"num\">3</td>",
         "<td class=\"phone\">12345</td>",
-        "&lt;b&gt;call&lt;/b&gt;",
+        "<code>&lt;b&gt;call&lt;/b&gt;</code> contains letters",
         "Extension dropped",
     ] {
         assert!(page.contains(expected), "the page lacks {expected:?}");
@@ -94,7 +101,7 @@ fn the_table_stops_at_the_cap_and_says_how_many_more() {
 fn the_typed_phone_comes_from_the_column_the_issue_names() {
     let rows = rows();
     assert_eq!(typed_phone(&rows[1], &headers()), Some("12345"));
-    assert_eq!(typed_phone(&rows[3], &headers()), Some("0151 12345678"), "duplicate as typed");
+    assert_eq!(typed_phone(&rows[3], &headers()), Some("+4915112345678"), "names no column");
     assert_eq!(typed_phone(&rows[6], &headers()), Some("+14155552671"), "no phone issue: E.164");
 }
 
@@ -112,7 +119,7 @@ fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
         "Rejected 4 40.0% of rows",
         "Duplicates 1 10.0% of rows",
         "Phone number not valid invalid_phone 2 20.0%",
-        "3 Rejected 12345 `12345` is too short to be a phone number",
+        "3 Rejected 12345 12345 is too short to be a phone number",
         "7 Rejected <b>call</b>",
         "Dry run: nothing was sent",
     ] {

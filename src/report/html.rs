@@ -7,6 +7,8 @@
 //! streamed to a scratch file and the page is assembled at `finish`; the charts are small
 //! bounded tallies. The table stops at [`TABLE_CAP`] rows; the CSV and JSON reports hold every row.
 
+mod charts;
+mod labels;
 mod page;
 mod tally;
 
@@ -58,18 +60,32 @@ impl ReportWriter for HtmlWriter {
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let HtmlWriter { mut out, table, tally, .. } = *self;
-        let page = page::Page { summary, run, tally: &tally };
-        page.head(&mut out).map_err(ReportError::write(out.target()))?;
+        let HtmlWriter {
+            mut out,
+            table,
+            tally,
+            ..
+        } = *self;
+        let page = page::Page {
+            summary,
+            run,
+            tally: &tally,
+        };
+        page.head(&mut out)
+            .map_err(ReportError::write(out.target()))?;
         out.append(table)?;
-        page.tail(&mut out).map_err(ReportError::write(out.target()))?;
+        page.tail(&mut out)
+            .map_err(ReportError::write(out.target()))?;
         out.persist()
     }
 }
 
 /// The statuses that land in the table: someone has to act on these rows.
 fn needs_fixing(status: RowStatus) -> bool {
-    matches!(status, RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed)
+    matches!(
+        status,
+        RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed
+    )
 }
 
 /// The phone as the person typed it: the source cell of the column a phone issue names, else
@@ -93,18 +109,28 @@ fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
     }
 }
 
-fn write_table_row(out: &mut impl Write, row: &RowReport, phone: Option<&str>) -> std::io::Result<()> {
-    let status = page::status_label(row.status);
+fn write_table_row(
+    out: &mut impl Write,
+    row: &RowReport,
+    phone: Option<&str>,
+) -> std::io::Result<()> {
+    let status = labels::status(row.status);
     write!(out, "<tr><td class=\"num\">{}</td>", row.row)?;
-    write!(out, "<td><span class=\"pill s-{}\">{status}</span></td>", super::status_str(row.status))?;
+    write!(
+        out,
+        "<td><span class=\"pill s-{}\">{status}</span></td>",
+        super::status_str(row.status)
+    )?;
     match phone {
-        Some(phone) if !phone.trim().is_empty() => write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?,
+        Some(phone) if !phone.trim().is_empty() => {
+            write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?
+        }
         _ => write!(out, "<td class=\"phone empty\">empty</td>")?,
     }
     out.write_all(b"<td>")?;
     for (i, issue) in row.errors.iter().enumerate() {
         let br = if i > 0 { "<br>" } else { "" };
-        write!(out, "{br}{}", Esc(&issue.message))?;
+        write!(out, "{br}{}", Message(&issue.message))?;
     }
     out.write_all(b"</td><td class=\"fix\">")?;
     let mut seen = HashSet::new();
@@ -134,6 +160,25 @@ impl fmt::Display for Esc<'_> {
             rest = &rest[i + 1..];
         }
         f.write_str(rest)
+    }
+}
+
+/// An issue message, escaped, with its `backticked` values set as code, as the terminal
+/// convention marks them. Unpaired backticks are left as typed.
+pub(crate) struct Message<'a>(pub &'a str);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.matches('`').count() % 2 == 1 {
+            return Esc(self.0).fmt(f);
+        }
+        for (i, part) in self.0.split('`').enumerate() {
+            match i % 2 {
+                0 => Esc(part).fmt(f)?,
+                _ => write!(f, "<code>{}</code>", Esc(part))?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -8,10 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::ReportWriter;
 use super::error::ReportError;
 use super::model::{RowReport, RunInfo, Summary};
 use super::staged::Staged;
-use super::ReportWriter;
 
 pub(crate) struct JsonWriter {
     out: Staged,
@@ -38,7 +38,11 @@ impl ReportWriter for JsonWriter {
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let JsonWriter { mut out, rows, any_rows } = *self;
+        let JsonWriter {
+            mut out,
+            rows,
+            any_rows,
+        } = *self;
         out.put("{\n  \"summary\": ")?;
         put_json(&mut out, summary)?;
         out.put(",\n  \"run\": ")?;
@@ -62,11 +66,14 @@ fn put_json<T: Serialize>(out: &mut Staged, value: &T) -> Result<(), ReportError
 mod tests {
     use serde_json::{Value, json};
 
-    use super::super::testdata::{rows, run_info};
+    use super::super::testdata::{all_codes, rows, run_info};
     use super::super::{ReportWriter, Summary};
     use super::JsonWriter;
 
     const SCHEMA: &str = include_str!("../../schema/report.schema.json");
+
+    /// Turns a valid report into one the schema must refuse.
+    type Breakage = fn(&mut Value);
 
     fn report(rows: &[super::RowReport]) -> Value {
         let dir = tempfile::tempdir().unwrap();
@@ -83,12 +90,18 @@ mod tests {
 
     fn validator() -> jsonschema::Validator {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-        assert!(jsonschema::draft202012::meta::is_valid(&schema), "the schema itself is invalid");
+        assert!(
+            jsonschema::draft202012::meta::is_valid(&schema),
+            "the schema itself is invalid"
+        );
         jsonschema::draft202012::new(&schema).unwrap()
     }
 
     fn errors(validator: &jsonschema::Validator, doc: &Value) -> Vec<String> {
-        validator.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+        validator
+            .iter_errors(doc)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect()
     }
 
     #[test]
@@ -100,8 +113,21 @@ mod tests {
         assert_eq!(doc["summary"]["rejected"], 4);
         assert_eq!(doc["rows"][1]["errors"][0]["code"], "invalid_phone");
         assert_eq!(doc["rows"][0]["variables"]["name"], "Jürgen Müller");
-        let row_keys: Vec<_> = doc["rows"][0].as_object().unwrap().keys().cloned().collect();
-        let expected = ["row", "status", "phone", "campaign_id", "lead_id", "variables", "errors"];
+        let row_keys: Vec<_> = doc["rows"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let expected = [
+            "row",
+            "status",
+            "phone",
+            "campaign_id",
+            "lead_id",
+            "variables",
+            "errors",
+        ];
         assert_eq!(row_keys[..7], expected);
     }
 
@@ -114,14 +140,38 @@ mod tests {
     }
 
     #[test]
+    fn schema_names_exactly_the_model_codes() {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        let listed = &schema["$defs"]["issue"]["properties"]["code"]["enum"];
+        let codes: Vec<_> = all_codes()
+            .iter()
+            .map(|code| json!(code.as_str()))
+            .collect();
+        assert_eq!(listed, &json!(codes));
+        for code in all_codes() {
+            assert_eq!(
+                json!(code),
+                json!(code.as_str()),
+                "serde and as_str disagree"
+            );
+        }
+    }
+
+    #[test]
     fn schema_rejects_what_the_contract_forbids() {
         let validator = validator();
         let good = report(&rows());
-        let breakages: [(&str, fn(&mut Value)); 5] = [
-            ("unknown status", |d| d["rows"][0]["status"] = json!("maybe")),
-            ("unknown code", |d| d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")),
+        let breakages: [(&str, Breakage); 5] = [
+            ("unknown status", |d| {
+                d["rows"][0]["status"] = json!("maybe")
+            }),
+            ("unknown code", |d| {
+                d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")
+            }),
             ("extra summary key", |d| d["summary"]["extra"] = json!(1)),
-            ("extra issue key", |d| d["rows"][1]["errors"][0]["hint"] = json!("x")),
+            ("extra issue key", |d| {
+                d["rows"][1]["errors"][0]["hint"] = json!("x")
+            }),
             ("missing rows", |d| {
                 d.as_object_mut().unwrap().remove("rows");
             }),
@@ -129,7 +179,10 @@ mod tests {
         for (what, break_it) in breakages {
             let mut doc = good.clone();
             break_it(&mut doc);
-            assert!(!errors(&validator, &doc).is_empty(), "schema accepted a document with {what}");
+            assert!(
+                !errors(&validator, &doc).is_empty(),
+                "schema accepted a document with {what}"
+            );
         }
     }
 }

@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::ReportError;
-pub use model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables};
+pub use model::{
+    ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
+};
 pub use terminal::terminal_summary;
 
 /// One report file being written. Rows arrive in source order; `finish` completes the file.
@@ -41,7 +43,9 @@ impl ReportFormat {
     /// names it and the choices.
     pub fn from_path(path: &Path) -> Result<ReportFormat, ReportError> {
         let Some(extension) = path.extension() else {
-            return Err(ReportError::MissingExtension { path: path.to_path_buf() });
+            return Err(ReportError::MissingExtension {
+                path: path.to_path_buf(),
+            });
         };
         let extension = extension.to_string_lossy();
         match extension.to_ascii_lowercase().as_str() {
@@ -58,7 +62,10 @@ impl ReportFormat {
 
 /// Creates the writer for `path`'s format. `run_headers` are the source's column headers, which
 /// the CSV report repeats first so that it re-imports with the same mapping.
-pub fn create_writer(path: &Path, run_headers: &[String]) -> Result<Box<dyn ReportWriter>, ReportError> {
+pub fn create_writer(
+    path: &Path,
+    run_headers: &[String],
+) -> Result<Box<dyn ReportWriter>, ReportError> {
     Ok(match ReportFormat::from_path(path)? {
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
         ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
@@ -112,7 +119,9 @@ impl Reports {
         for code in distinct_codes(&row.errors) {
             *self.reasons.entry(code).or_default() += 1;
         }
-        self.writers.iter_mut().try_for_each(|writer| writer.write_row(row))
+        self.writers
+            .iter_mut()
+            .try_for_each(|writer| writer.write_row(row))
     }
 
     pub fn summary(&self) -> &Summary {
@@ -144,14 +153,18 @@ pub(crate) fn distinct_codes(issues: &[Issue]) -> impl Iterator<Item = IssueCode
     issues
         .iter()
         .enumerate()
-        .filter(|(i, issue)| !issues[..*i].iter().any(|earlier| earlier.code == issue.code))
+        .filter(|(i, issue)| {
+            !issues[..*i]
+                .iter()
+                .any(|earlier| earlier.code == issue.code)
+        })
         .map(|(_, issue)| issue.code)
 }
 
 /// Most frequent first; ties keep `IssueCode` order so the output is stable.
 pub(crate) fn ranked(tally: &BTreeMap<IssueCode, u64>) -> Vec<(IssueCode, u64)> {
     let mut ranked: Vec<_> = tally.iter().map(|(code, n)| (*code, *n)).collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1));
+    ranked.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     ranked
 }
 
@@ -172,7 +185,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -192,11 +205,25 @@ mod tests {
 
     #[test]
     fn format_comes_from_the_extension() {
-        assert_eq!(ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(), ReportFormat::Json);
-        assert_eq!(ReportFormat::from_path(Path::new("r.csv")).unwrap(), ReportFormat::Csv);
-        assert_eq!(ReportFormat::from_path(Path::new("r.htm")).unwrap(), ReportFormat::Html);
-        let err = ReportFormat::from_path(Path::new("r.xlsx")).unwrap_err().to_string();
-        assert!(err.contains("`xlsx`") && err.contains(".json, .csv or .html"), "{err}");
+        assert_eq!(
+            ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(),
+            ReportFormat::Json
+        );
+        assert_eq!(
+            ReportFormat::from_path(Path::new("r.csv")).unwrap(),
+            ReportFormat::Csv
+        );
+        assert_eq!(
+            ReportFormat::from_path(Path::new("r.htm")).unwrap(),
+            ReportFormat::Html
+        );
+        let err = ReportFormat::from_path(Path::new("r.xlsx"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`xlsx`") && err.contains(".json, .csv or .html"),
+            "{err}"
+        );
         let err = ReportFormat::from_path(Path::new("report")).unwrap_err();
         assert!(matches!(err, ReportError::MissingExtension { .. }));
     }
@@ -205,18 +232,30 @@ mod tests {
     fn a_bad_path_fails_before_any_file_is_left_behind() {
         let dir = tempfile::tempdir().unwrap();
         let paths = [dir.path().join("r.json"), dir.path().join("r.txt")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::UnknownFormat { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers()),
+            Err(ReportError::UnknownFormat { .. })
+        ));
         let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers()),
+            Err(ReportError::Create { .. })
+        ));
         let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::DuplicatePath { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers()),
+            Err(ReportError::DuplicatePath { .. })
+        ));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
     fn fans_out_counts_and_ranks_reasons() {
         let dir = tempfile::tempdir().unwrap();
-        let paths: Vec<PathBuf> = ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
+        let paths: Vec<PathBuf> = ["r.json", "r.csv", "r.html"]
+            .iter()
+            .map(|n| dir.path().join(n))
+            .collect();
         let mut reports = Reports::create(&paths, &headers()).unwrap();
         for row in rows() {
             reports.write_row(&row).unwrap();
@@ -224,7 +263,11 @@ mod tests {
         assert_eq!(reports.summary().rows, rows().len() as u64);
         let outcome = reports.finish(&run_info()).unwrap();
         assert!(paths.iter().all(|p| p.exists()));
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "temporary files remain");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            3,
+            "temporary files remain"
+        );
         assert_eq!(outcome.top_reasons[0], (IssueCode::InvalidPhone, 2));
         assert_eq!(outcome.paths, paths);
     }

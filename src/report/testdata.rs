@@ -4,7 +4,9 @@
 use super::model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Variables};
 
 pub(crate) fn headers() -> Vec<String> {
-    ["Name", "Phone", "Campaign", "Notes"].map(String::from).to_vec()
+    ["Name", "Phone", "Campaign", "Notes"]
+        .map(String::from)
+        .to_vec()
 }
 
 pub(crate) fn run_info() -> RunInfo {
@@ -59,42 +61,192 @@ pub(crate) fn rows() -> Vec<RowReport> {
     use RowStatus::*;
     let spring = Some((7, "Spring Promo"));
     let specs = vec![
-        Spec { row: 2, status: Valid, cells: ["Jürgen Müller", "+49 151 12345678", "Spring Promo", "Rückruf"],
-            phone: Some("+4915112345678"), region: Some("DE"), campaign: spring, errors: vec![], warnings: vec![] },
-        Spec { row: 3, status: Rejected, cells: ["Eve", "12345", "Spring Promo", "=HYPERLINK(\"http://x\")"],
-            phone: None, region: None, campaign: spring,
-            errors: vec![issue(InvalidPhone, "Phone", "`12345` is too short to be a phone number")], warnings: vec![] },
-        Spec { row: 4, status: Rejected, cells: ["Anna", "", "Spring Promo", ""],
-            phone: None, region: None, campaign: spring,
-            errors: vec![issue(MissingPhone, "Phone", "the phone cell is empty")], warnings: vec![] },
-        Spec { row: 5, status: Duplicate, cells: ["Jürgen M.", "0151 12345678", "Spring Promo", ""],
-            phone: Some("+4915112345678"), region: Some("DE"), campaign: spring,
-            errors: vec![issue(DuplicateInFile, "Phone", "same number and campaign as row 2")], warnings: vec![] },
-        Spec { row: 6, status: Rejected, cells: ["Lukas", "+43 664 1234567", "Wnter Sale", ""],
-            phone: Some("+436641234567"), region: Some("AT"), campaign: None,
-            errors: vec![issue(UnknownCampaign, "Campaign", "no campaign is called `Wnter Sale`")], warnings: vec![] },
-        Spec { row: 7, status: Rejected, cells: ["<script>alert(1)</script>", "<b>call</b>", "Spring Promo", "@SUM(A1)"],
-            phone: None, region: None, campaign: spring,
-            errors: vec![issue(InvalidPhone, "Phone", "`<b>call</b>` contains letters")], warnings: vec![] },
-        Spec { row: 8, status: Failed, cells: ["Sam", "(415) 555-2671", "Spring Promo", ""],
-            phone: Some("+14155552671"), region: Some("US"), campaign: spring,
-            errors: vec![issue(RequestFailed, "phone", "the service timed out after 3 attempts")], warnings: vec![] },
-        Spec { row: 9, status: Skipped, cells: ["Zoë", "+41 79 123 45 67", "Spring Promo", ""],
-            phone: Some("+41791234567"), region: Some("CH"), campaign: spring, errors: vec![],
-            warnings: vec![issue(AlreadyExists, "phone", "lead 4711 already has this number")] },
-        Spec { row: 10, status: Created, cells: ["Chloé", "+33 6 12 34 56 78", "Été", ""],
-            phone: Some("+33612345678"), region: Some("FR"), campaign: Some((8, "Été")), errors: vec![], warnings: vec![] },
-        Spec { row: 11, status: Valid, cells: ["Max", "+49 30 12345678 ext. 12", "Spring Promo", "-1+2"],
-            phone: Some("+493012345678"), region: Some("DE"), campaign: spring, errors: vec![],
-            warnings: vec![issue(ExtensionDropped, "Phone", "extension `12` was dropped")] },
+        Spec {
+            row: 2,
+            status: Valid,
+            cells: [
+                "Jürgen Müller",
+                "+49 151 12345678",
+                "Spring Promo",
+                "Rückruf",
+            ],
+            phone: Some("+4915112345678"),
+            region: Some("DE"),
+            campaign: spring,
+            errors: vec![],
+            warnings: vec![],
+        },
+        Spec {
+            row: 3,
+            status: Rejected,
+            cells: ["Eve", "12345", "Spring Promo", "=HYPERLINK(\"http://x\")"],
+            phone: None,
+            region: None,
+            campaign: spring,
+            errors: vec![issue(
+                InvalidPhone,
+                "Phone",
+                "`12345` is too short to be a phone number",
+            )],
+            warnings: vec![],
+        },
+        Spec {
+            row: 4,
+            status: Rejected,
+            cells: ["Anna", "", "Spring Promo", ""],
+            phone: None,
+            region: None,
+            campaign: spring,
+            errors: vec![issue(MissingPhone, "Phone", "the phone cell is empty")],
+            warnings: vec![],
+        },
+        Spec {
+            row: 5,
+            status: Duplicate,
+            cells: ["Jürgen M.", "0151 12345678", "Spring Promo", ""],
+            phone: Some("+4915112345678"),
+            region: Some("DE"),
+            campaign: spring,
+            errors: vec![issue(
+                DuplicateInFile,
+                "Phone",
+                "same number and campaign as row 2",
+            )],
+            warnings: vec![],
+        },
+        Spec {
+            row: 6,
+            status: Rejected,
+            cells: ["Lukas", "+43 664 1234567", "Wnter Sale", ""],
+            phone: Some("+436641234567"),
+            region: Some("AT"),
+            campaign: None,
+            errors: vec![issue(
+                UnknownCampaign,
+                "Campaign",
+                "no campaign is called `Wnter Sale`",
+            )],
+            warnings: vec![],
+        },
+        Spec {
+            row: 7,
+            status: Rejected,
+            cells: [
+                "<script>alert(1)</script>",
+                "<b>call</b>",
+                "Spring Promo",
+                "@SUM(A1)",
+            ],
+            phone: None,
+            region: None,
+            campaign: spring,
+            errors: vec![issue(
+                InvalidPhone,
+                "Phone",
+                "`<b>call</b>` contains letters",
+            )],
+            warnings: vec![],
+        },
+        Spec {
+            row: 8,
+            status: Failed,
+            cells: ["Sam", "(415) 555-2671", "Spring Promo", ""],
+            phone: Some("+14155552671"),
+            region: Some("US"),
+            campaign: spring,
+            errors: vec![issue(
+                RequestFailed,
+                "phone",
+                "the service timed out after 3 attempts",
+            )],
+            warnings: vec![],
+        },
+        Spec {
+            row: 9,
+            status: Skipped,
+            cells: ["Zoë", "+41 79 123 45 67", "Spring Promo", ""],
+            phone: Some("+41791234567"),
+            region: Some("CH"),
+            campaign: spring,
+            errors: vec![],
+            warnings: vec![issue(
+                AlreadyExists,
+                "phone",
+                "lead 4711 already has this number",
+            )],
+        },
+        Spec {
+            row: 10,
+            status: Created,
+            cells: ["Chloé", "+33 6 12 34 56 78", "Été", ""],
+            phone: Some("+33612345678"),
+            region: Some("FR"),
+            campaign: Some((8, "Été")),
+            errors: vec![],
+            warnings: vec![],
+        },
+        Spec {
+            row: 11,
+            status: Valid,
+            cells: ["Max", "+49 30 12345678 ext. 12", "Spring Promo", "-1+2"],
+            phone: Some("+493012345678"),
+            region: Some("DE"),
+            campaign: spring,
+            errors: vec![],
+            warnings: vec![issue(
+                ExtensionDropped,
+                "Phone",
+                "extension `12` was dropped",
+            )],
+        },
     ];
     let mut rows: Vec<RowReport> = specs.into_iter().map(build).collect();
-    rows[9].secondary_contacts.push(ContactReport { phone: "+4915199999999".into(), variables: Variables::new() });
+    rows[9].secondary_contacts.push(ContactReport {
+        phone: "+4915199999999".into(),
+        variables: Variables::new(),
+    });
     rows
 }
 
 /// `n` rejected rows, for the tests that check the writers' bounds.
 pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
     let template = rows().swap_remove(1);
-    (0..n).map(move |i| RowReport { row: 100 + i, ..template.clone() })
+    (0..n).map(move |i| RowReport {
+        row: 100 + i,
+        ..template.clone()
+    })
+}
+
+/// Every issue code. The `match` stops compiling when a code is added, so this list (and with
+/// it the schema test) cannot silently fall behind the model.
+pub(crate) fn all_codes() -> [IssueCode; 12] {
+    use IssueCode::*;
+    let _exhaustive = |code: IssueCode| match code {
+        MissingPhone
+        | InvalidPhone
+        | MissingCampaign
+        | UnknownCampaign
+        | AmbiguousCampaign
+        | DuplicateInFile
+        | AlreadyExists
+        | ServerRejected
+        | RequestFailed
+        | InvalidSecondaryPhone
+        | ExtensionDropped
+        | CellError => (),
+    };
+    [
+        MissingPhone,
+        InvalidPhone,
+        MissingCampaign,
+        UnknownCampaign,
+        AmbiguousCampaign,
+        DuplicateInFile,
+        AlreadyExists,
+        ServerRejected,
+        RequestFailed,
+        InvalidSecondaryPhone,
+        ExtensionDropped,
+        CellError,
+    ]
 }

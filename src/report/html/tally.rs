@@ -5,10 +5,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::super::model::{IssueCode, RowReport, RowStatus};
 use super::super::distinct_codes;
+use super::super::model::{IssueCode, RowReport, RowStatus};
 
 const MAX_GROUPS: usize = 1_000;
+
+/// The group of rows without a campaign, or without a recognised number: always listed last,
+/// since it is not a campaign or country a person could confuse with a real one.
+pub(super) const NONE: &str = "";
 
 #[derive(Default)]
 pub(super) struct Tally {
@@ -32,10 +36,11 @@ impl Tally {
         let campaign = match (&row.campaign_name, row.campaign_id) {
             (Some(name), _) => Key::Name(name),
             (None, Some(id)) => Key::Id(id),
-            (None, None) => Key::Name("No campaign"),
+            (None, None) => Key::Name(NONE),
         };
         self.campaigns.add(campaign, row.status);
-        self.countries.add(Key::Name(row.region.as_deref().unwrap_or("")), row.status);
+        self.countries
+            .add(Key::Name(row.region.as_deref().unwrap_or(NONE)), row.status);
     }
 }
 
@@ -74,6 +79,18 @@ impl Split {
     }
 }
 
+/// The largest groups, and the rest summed.
+pub(super) struct Top<'a> {
+    pub(super) groups: Vec<(&'a str, Split)>,
+    pub(super) others: Option<Others>,
+}
+
+pub(super) struct Others {
+    /// How many groups were summed: 0 when it is only the overflow past the cap.
+    pub(super) groups: usize,
+    pub(super) split: Split,
+}
+
 #[derive(Default)]
 pub(super) struct Groups {
     named: HashMap<String, Split>,
@@ -96,17 +113,20 @@ impl Groups {
         }
     }
 
-    /// The `n` largest groups, largest first (ties by name), then everything else as one entry
-    /// whose name is `None`, together with how many groups it stands for (0 = unknown, the
-    /// overflow past the cap).
-    pub(super) fn top(&self, n: usize) -> (Vec<(&str, Split)>, Option<(usize, Split)>) {
+    /// The `n` largest groups, largest first (ties by name, [`NONE`] last), and the rest summed.
+    pub(super) fn top(&self, n: usize) -> Top<'_> {
         let mut groups: Vec<_> = self.named.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        groups.sort_by(|a, b| b.1.total().cmp(&a.1.total()).then(a.0.cmp(b.0)));
+        let rank =
+            |(name, split): &(&str, Split)| (*name == NONE, std::cmp::Reverse(split.total()));
+        groups.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.0.cmp(b.0)));
         let rest = groups.split_off(n.min(groups.len()));
         let mut others = self.overflow;
         rest.iter().for_each(|(_, split)| others.merge(*split));
-        let others = (others.total() > 0).then_some((rest.len(), others));
-        (groups, others)
+        let others = (others.total() > 0).then_some(Others {
+            groups: rest.len(),
+            split: others,
+        });
+        Top { groups, others }
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -126,11 +146,16 @@ mod tests {
             groups.add(Key::Id(i), RowStatus::Valid);
         }
         groups.add(Key::Id(0), RowStatus::Rejected);
-        let (top, others) = groups.top(3);
-        assert_eq!(top[0], ("Campaign #0", Split { good: 1, skipped: 0, problem: 1 }));
-        assert_eq!(top.len(), 3);
-        let (count, split) = others.unwrap();
-        assert_eq!(count, MAX_GROUPS - 3);
-        assert_eq!(split.total(), MAX_GROUPS as u64 + 50 - 3);
+        let top = groups.top(3);
+        let first = Split {
+            good: 1,
+            skipped: 0,
+            problem: 1,
+        };
+        assert_eq!(top.groups[0], ("Campaign #0", first));
+        assert_eq!(top.groups.len(), 3);
+        let others = top.others.unwrap();
+        assert_eq!(others.groups, MAX_GROUPS - 3);
+        assert_eq!(others.split.total(), MAX_GROUPS as u64 + 50 - 3);
     }
 }

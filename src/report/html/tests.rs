@@ -6,7 +6,7 @@ use std::process::Command;
 use super::super::ReportWriter;
 use super::super::model::{RowReport, RunInfo, Summary};
 use super::super::testdata::{headers, many_rejected, rows, run_info};
-use super::{Esc, HtmlWriter, TABLE_CAP, typed_phone};
+use super::{Esc, HtmlWriter, Message, TABLE_CAP, typed_phone};
 
 fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) {
     let mut writer = Box::new(HtmlWriter::create(path, &headers()).unwrap());
@@ -28,7 +28,17 @@ fn render(rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) -> String {
 #[test]
 fn escapes_the_five_characters() {
     let text = Esc(r#"<a href="x">Tom & 'Jerry'</a>"#).to_string();
-    assert_eq!(text, "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;");
+    assert_eq!(
+        text,
+        "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;"
+    );
+}
+
+#[test]
+fn backticked_values_become_code() {
+    let text = Message("`<b>` is not `12`").to_string();
+    assert_eq!(text, "<code>&lt;b&gt;</code> is not <code>12</code>");
+    assert_eq!(Message("a ` b").to_string(), "a ` b");
 }
 
 #[test]
@@ -43,13 +53,20 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
         "Germany<small>DE</small>",
         "<td class=\"num\">3</td>",
         "<td class=\"phone\">12345</td>",
-        "&lt;b&gt;call&lt;/b&gt;",
+        "<code>&lt;b&gt;call&lt;/b&gt;</code> contains letters",
         "Extension dropped",
     ] {
         assert!(page.contains(expected), "the page lacks {expected:?}");
     }
-    assert_eq!(page.matches("<tr><td class=\"num\">").count(), 6, "rejected, duplicate, failed rows");
-    assert!(!page.contains("<td class=\"num\">2</td>"), "a valid row is in the table");
+    assert_eq!(
+        page.matches("<tr><td class=\"num\">").count(),
+        6,
+        "rejected, duplicate, failed rows"
+    );
+    assert!(
+        !page.contains("<td class=\"num\">2</td>"),
+        "a valid row is in the table"
+    );
 }
 
 #[test]
@@ -57,7 +74,10 @@ fn is_self_contained_and_never_runs_user_data() {
     let page = render(rows(), &run_info());
     assert!(!page.contains("<script"), "user data became markup");
     for external in ["src=", "href=", "@import", "url(", "http://", "https://"] {
-        assert!(!page.contains(external), "the page refers to something outside it: {external}");
+        assert!(
+            !page.contains(external),
+            "the page refers to something outside it: {external}"
+        );
     }
 }
 
@@ -81,8 +101,14 @@ fn an_empty_file_still_makes_a_page() {
 #[test]
 fn the_table_stops_at_the_cap_and_says_how_many_more() {
     let page = render(many_rejected(TABLE_CAP + 42), &run_info());
-    assert_eq!(page.matches("<tr><td class=\"num\">").count() as u64, TABLE_CAP);
-    assert!(page.contains("<b>42 more rows to fix</b>"), "no overflow line");
+    assert_eq!(
+        page.matches("<tr><td class=\"num\">").count() as u64,
+        TABLE_CAP
+    );
+    assert!(
+        page.contains("<b>42 more rows to fix</b>"),
+        "no overflow line"
+    );
     assert!(page.contains(">5,042</div>"), "the tile counts every row");
 }
 
@@ -90,8 +116,16 @@ fn the_table_stops_at_the_cap_and_says_how_many_more() {
 fn the_typed_phone_comes_from_the_column_the_issue_names() {
     let rows = rows();
     assert_eq!(typed_phone(&rows[1], &headers()), Some("12345"));
-    assert_eq!(typed_phone(&rows[3], &headers()), Some("0151 12345678"), "duplicate as typed");
-    assert_eq!(typed_phone(&rows[6], &headers()), Some("+14155552671"), "no phone issue: E.164");
+    assert_eq!(
+        typed_phone(&rows[3], &headers()),
+        Some("0151 12345678"),
+        "duplicate as typed"
+    );
+    assert_eq!(
+        typed_phone(&rows[6], &headers()),
+        Some("+14155552671"),
+        "no phone issue: E.164"
+    );
 }
 
 /// Renders the page in headless Chromium and checks what a browser shows. Skips, saying so,
@@ -108,11 +142,14 @@ fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
         "Rejected 4 40.0% of rows",
         "Duplicates 1 10.0% of rows",
         "Phone number not valid invalid_phone 2 20.0%",
-        "3 Rejected 12345 `12345` is too short to be a phone number",
+        "3 Rejected 12345 12345 is too short to be a phone number",
         "7 Rejected <b>call</b>",
         "Dry run: nothing was sent",
     ] {
-        assert!(text.contains(expected), "chromium does not show {expected:?} in:\n{text}");
+        assert!(
+            text.contains(expected),
+            "chromium does not show {expected:?} in:\n{text}"
+        );
     }
 }
 
@@ -122,14 +159,28 @@ fn chromium_dom() -> Option<String> {
     render_to(&page, rows(), &run_info());
     let profile = dir.path().join("profile");
     let output = Command::new("chromium")
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
-        .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+        ])
+        .args([
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .output()
         .ok()?;
-    assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     Some(String::from_utf8(output.stdout).unwrap())
 }
 
@@ -150,7 +201,10 @@ fn visible_text(dom: &str) -> String {
             _ => {}
         }
     }
-    let text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"");
     let text = text.replace("&#39;", "'").replace("&amp;", "&");
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

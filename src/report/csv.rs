@@ -34,10 +34,7 @@ impl CsvWriter {
     pub(crate) fn create(path: &Path, headers: &[String]) -> Result<CsvWriter, ReportError> {
         let mut out = Staged::create(path, "part")?;
         out.put(BOM)?;
-        let mut writer = CsvWriter {
-            csv: csv::Writer::from_writer(out),
-            width: headers.len(),
-        };
+        let mut writer = CsvWriter { csv: csv::Writer::from_writer(out), width: headers.len() };
         let header = headers.iter().map(String::as_str).chain(OWN_COLUMNS);
         writer.record(header)?;
         Ok(writer)
@@ -54,10 +51,7 @@ impl CsvWriter {
     }
 
     fn error(&self, err: csv::Error) -> ReportError {
-        ReportError::Write {
-            path: self.csv.get_ref().target().to_path_buf(),
-            source: err.into(),
-        }
+        ReportError::Write { path: self.csv.get_ref().target().to_path_buf(), source: err.into() }
     }
 }
 
@@ -81,20 +75,15 @@ impl ReportWriter for CsvWriter {
     fn finish(self: Box<Self>, _: &Summary, _: &RunInfo) -> Result<(), ReportError> {
         let CsvWriter { csv, .. } = *self;
         let target = csv.get_ref().target().to_path_buf();
-        let out = csv.into_inner().map_err(|err| ReportError::Write {
-            path: target,
-            source: err.into_error(),
-        })?;
+        let out = csv
+            .into_inner()
+            .map_err(|err| ReportError::Write { path: target, source: err.into_error() })?;
         out.persist()
     }
 }
 
 fn messages(issues: &[Issue]) -> String {
-    issues
-        .iter()
-        .map(|issue| issue.message.as_str())
-        .collect::<Vec<_>>()
-        .join("; ")
+    issues.iter().map(|issue| issue.message.as_str()).collect::<Vec<_>>().join("; ")
 }
 
 /// Prefixes `'` to a cell that Excel, LibreOffice or Sheets would evaluate as a formula
@@ -107,11 +96,7 @@ pub(crate) fn escape_formula(cell: &str) -> Cow<'_, str> {
         Some(b'+' | b'-') => !is_plain_number(cell) && !is_e164(cell),
         _ => false,
     };
-    if risky {
-        Cow::Owned(format!("'{cell}"))
-    } else {
-        Cow::Borrowed(cell)
-    }
+    if risky { Cow::Owned(format!("'{cell}")) } else { Cow::Borrowed(cell) }
 }
 
 /// `-12`, `+3.5`, `-.5`: a sign, digits and at most one decimal point.
@@ -139,30 +124,15 @@ mod tests {
 
     #[test]
     fn formulas_are_escaped() {
-        for cell in [
-            "=1+1", "@SUM(A1)", "+1 (555)", "-1+2", "\t=x", "\r", "-", "+", "+.", "-1e5",
-        ] {
-            assert_eq!(
-                escape_formula(cell),
-                format!("'{cell}"),
-                "{cell:?} was not escaped"
-            );
+        for cell in ["=1+1", "@SUM(A1)", "+1 (555)", "-1+2", "\t=x", "\r", "-", "+", "+.", "-1e5"] {
+            assert_eq!(escape_formula(cell), format!("'{cell}"), "{cell:?} was not escaped");
         }
     }
 
     #[test]
     fn data_stays_as_typed() {
-        let cells = [
-            "+4915112345678",
-            "-12.5",
-            "+3",
-            "-.5",
-            "plain text",
-            "",
-            "Müller",
-            "a=b",
-            "0151 1",
-        ];
+        let cells =
+            ["+4915112345678", "-12.5", "+3", "-.5", "plain text", "", "Müller", "a=b", "0151 1"];
         for cell in cells {
             assert_eq!(escape_formula(cell), cell, "{cell:?} was changed");
         }
@@ -180,9 +150,7 @@ mod tests {
     #[test]
     fn source_columns_come_first_then_leadsync_columns() {
         let text = report(&headers());
-        let text = text
-            .strip_prefix('\u{feff}')
-            .expect("the file starts with a BOM");
+        let text = text.strip_prefix('\u{feff}').expect("the file starts with a BOM");
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         let header: Vec<_> = reader.headers().unwrap().iter().map(String::from).collect();
         assert_eq!(header[..4], headers()[..]);
@@ -191,10 +159,7 @@ mod tests {
         assert_eq!(records.len(), rows().len());
         let first = &records[0];
         assert_eq!(&first[0], "Jürgen Müller");
-        assert_eq!(
-            (&first[4], &first[5], &first[6]),
-            ("2", "valid", "+4915112345678")
-        );
+        assert_eq!((&first[4], &first[5], &first[6]), ("2", "valid", "+4915112345678"));
         let rejected = &records[1];
         assert_eq!(&rejected[3], "'=HYPERLINK(\"http://x\")");
         assert_eq!(&rejected[7], "`12345` is too short to be a phone number");

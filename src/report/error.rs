@@ -43,9 +43,6 @@ pub enum ReportError {
 impl ReportError {
     /// For `map_err` in the writers, which each know their own target path.
     pub(crate) fn write(path: &std::path::Path) -> impl FnOnce(io::Error) -> ReportError + '_ {
-        move |source| ReportError::Write {
-            path: path.to_path_buf(),
-            source,
-        }
+        move |source| ReportError::Write { path: path.to_path_buf(), source }
     }
 }

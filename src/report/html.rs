@@ -60,36 +60,23 @@ impl ReportWriter for HtmlWriter {
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let HtmlWriter {
-            mut out,
-            table,
-            tally,
-            ..
-        } = *self;
-        let page = page::Page {
-            summary,
-            run,
-            tally: &tally,
-        };
-        page.head(&mut out)
-            .map_err(ReportError::write(out.target()))?;
+        let HtmlWriter { mut out, table, tally, .. } = *self;
+        let page = page::Page { summary, run, tally: &tally };
+        page.head(&mut out).map_err(ReportError::write(out.target()))?;
         out.append(table)?;
-        page.tail(&mut out)
-            .map_err(ReportError::write(out.target()))?;
+        page.tail(&mut out).map_err(ReportError::write(out.target()))?;
         out.persist()
     }
 }
 
 /// The statuses that land in the table: someone has to act on these rows.
 fn needs_fixing(status: RowStatus) -> bool {
-    matches!(
-        status,
-        RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed
-    )
+    matches!(status, RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed)
 }
 
 /// The phone as the person typed it: the source cell of the column a phone issue names, else
-/// the normalized number. (The model carries no raw phone; issues name the source column.)
+/// the normalized number. (The model carries no raw phone; validation names the column, trimmed,
+/// in `Issue::field`. A duplicate names the lead field instead, so it shows the normalized number.)
 fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
     let phone_codes = [
         IssueCode::MissingPhone,
@@ -102,7 +89,10 @@ fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
         .iter()
         .chain(&row.warnings)
         .filter(|issue| phone_codes.contains(&issue.code))
-        .find_map(|issue| headers.iter().position(|h| Some(h) == issue.field.as_ref()));
+        .find_map(|issue| {
+            let field = issue.field.as_deref()?;
+            headers.iter().position(|header| header.trim() == field)
+        });
     match column {
         Some(i) => row.source_cells.get(i).map(String::as_str),
         None => row.phone.as_deref(),

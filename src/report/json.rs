@@ -38,11 +38,7 @@ impl ReportWriter for JsonWriter {
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let JsonWriter {
-            mut out,
-            rows,
-            any_rows,
-        } = *self;
+        let JsonWriter { mut out, rows, any_rows } = *self;
         out.put("{\n  \"summary\": ")?;
         put_json(&mut out, summary)?;
         out.put(",\n  \"run\": ")?;
@@ -56,10 +52,8 @@ impl ReportWriter for JsonWriter {
 
 /// Compact JSON straight into the file; the model's plain structs only fail on I/O.
 fn put_json<T: Serialize>(out: &mut Staged, value: &T) -> Result<(), ReportError> {
-    serde_json::to_writer(&mut *out, value).map_err(|err| ReportError::Write {
-        path: out.target().to_path_buf(),
-        source: err.into(),
-    })
+    serde_json::to_writer(&mut *out, value)
+        .map_err(|err| ReportError::Write { path: out.target().to_path_buf(), source: err.into() })
 }
 
 #[cfg(test)]
@@ -90,18 +84,12 @@ mod tests {
 
     fn validator() -> jsonschema::Validator {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
-        assert!(
-            jsonschema::draft202012::meta::is_valid(&schema),
-            "the schema itself is invalid"
-        );
+        assert!(jsonschema::draft202012::meta::is_valid(&schema), "the schema itself is invalid");
         jsonschema::draft202012::new(&schema).unwrap()
     }
 
     fn errors(validator: &jsonschema::Validator, doc: &Value) -> Vec<String> {
-        validator
-            .iter_errors(doc)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect()
+        validator.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
     }
 
     #[test]
@@ -113,21 +101,8 @@ mod tests {
         assert_eq!(doc["summary"]["rejected"], 4);
         assert_eq!(doc["rows"][1]["errors"][0]["code"], "invalid_phone");
         assert_eq!(doc["rows"][0]["variables"]["name"], "Jürgen Müller");
-        let row_keys: Vec<_> = doc["rows"][0]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        let expected = [
-            "row",
-            "status",
-            "phone",
-            "campaign_id",
-            "lead_id",
-            "variables",
-            "errors",
-        ];
+        let row_keys: Vec<_> = doc["rows"][0].as_object().unwrap().keys().cloned().collect();
+        let expected = ["row", "status", "phone", "campaign_id", "lead_id", "variables", "errors"];
         assert_eq!(row_keys[..7], expected);
     }
 
@@ -143,17 +118,10 @@ mod tests {
     fn schema_names_exactly_the_model_codes() {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
         let listed = &schema["$defs"]["issue"]["properties"]["code"]["enum"];
-        let codes: Vec<_> = all_codes()
-            .iter()
-            .map(|code| json!(code.as_str()))
-            .collect();
+        let codes: Vec<_> = all_codes().iter().map(|code| json!(code.as_str())).collect();
         assert_eq!(listed, &json!(codes));
         for code in all_codes() {
-            assert_eq!(
-                json!(code),
-                json!(code.as_str()),
-                "serde and as_str disagree"
-            );
+            assert_eq!(json!(code), json!(code.as_str()), "serde and as_str disagree");
         }
     }
 
@@ -162,16 +130,10 @@ mod tests {
         let validator = validator();
         let good = report(&rows());
         let breakages: [(&str, Breakage); 5] = [
-            ("unknown status", |d| {
-                d["rows"][0]["status"] = json!("maybe")
-            }),
-            ("unknown code", |d| {
-                d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")
-            }),
+            ("unknown status", |d| d["rows"][0]["status"] = json!("maybe")),
+            ("unknown code", |d| d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")),
             ("extra summary key", |d| d["summary"]["extra"] = json!(1)),
-            ("extra issue key", |d| {
-                d["rows"][1]["errors"][0]["hint"] = json!("x")
-            }),
+            ("extra issue key", |d| d["rows"][1]["errors"][0]["hint"] = json!("x")),
             ("missing rows", |d| {
                 d.as_object_mut().unwrap().remove("rows");
             }),
@@ -179,10 +141,7 @@ mod tests {
         for (what, break_it) in breakages {
             let mut doc = good.clone();
             break_it(&mut doc);
-            assert!(
-                !errors(&validator, &doc).is_empty(),
-                "schema accepted a document with {what}"
-            );
+            assert!(!errors(&validator, &doc).is_empty(), "schema accepted a document with {what}");
         }
     }
 }

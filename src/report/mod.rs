@@ -43,9 +43,7 @@ impl ReportFormat {
     /// names it and the choices.
     pub fn from_path(path: &Path) -> Result<ReportFormat, ReportError> {
         let Some(extension) = path.extension() else {
-            return Err(ReportError::MissingExtension {
-                path: path.to_path_buf(),
-            });
+            return Err(ReportError::MissingExtension { path: path.to_path_buf() });
         };
         let extension = extension.to_string_lossy();
         match extension.to_ascii_lowercase().as_str() {
@@ -102,10 +100,8 @@ impl Reports {
                 return Err(ReportError::DuplicatePath { path: path.clone() });
             }
         }
-        let writers = paths
-            .iter()
-            .map(|path| create_writer(path, headers))
-            .collect::<Result<Vec<_>, _>>()?;
+        let writers =
+            paths.iter().map(|path| create_writer(path, headers)).collect::<Result<Vec<_>, _>>()?;
         Ok(Reports {
             writers,
             paths: paths.to_vec(),
@@ -119,9 +115,7 @@ impl Reports {
         for code in distinct_codes(&row.errors) {
             *self.reasons.entry(code).or_default() += 1;
         }
-        self.writers
-            .iter_mut()
-            .try_for_each(|writer| writer.write_row(row))
+        self.writers.iter_mut().try_for_each(|writer| writer.write_row(row))
     }
 
     pub fn summary(&self) -> &Summary {
@@ -140,11 +134,7 @@ impl Reports {
         if let Some(err) = first_error {
             return Err(err);
         }
-        Ok(Outcome {
-            summary: self.summary,
-            top_reasons: ranked(&self.reasons),
-            paths: self.paths,
-        })
+        Ok(Outcome { summary: self.summary, top_reasons: ranked(&self.reasons), paths: self.paths })
     }
 }
 
@@ -153,11 +143,7 @@ pub(crate) fn distinct_codes(issues: &[Issue]) -> impl Iterator<Item = IssueCode
     issues
         .iter()
         .enumerate()
-        .filter(|(i, issue)| {
-            !issues[..*i]
-                .iter()
-                .any(|earlier| earlier.code == issue.code)
-        })
+        .filter(|(i, issue)| !issues[..*i].iter().any(|earlier| earlier.code == issue.code))
         .map(|(_, issue)| issue.code)
 }
 
@@ -205,25 +191,11 @@ mod tests {
 
     #[test]
     fn format_comes_from_the_extension() {
-        assert_eq!(
-            ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(),
-            ReportFormat::Json
-        );
-        assert_eq!(
-            ReportFormat::from_path(Path::new("r.csv")).unwrap(),
-            ReportFormat::Csv
-        );
-        assert_eq!(
-            ReportFormat::from_path(Path::new("r.htm")).unwrap(),
-            ReportFormat::Html
-        );
-        let err = ReportFormat::from_path(Path::new("r.xlsx"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("`xlsx`") && err.contains(".json, .csv or .html"),
-            "{err}"
-        );
+        assert_eq!(ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(), ReportFormat::Json);
+        assert_eq!(ReportFormat::from_path(Path::new("r.csv")).unwrap(), ReportFormat::Csv);
+        assert_eq!(ReportFormat::from_path(Path::new("r.htm")).unwrap(), ReportFormat::Html);
+        let err = ReportFormat::from_path(Path::new("r.xlsx")).unwrap_err().to_string();
+        assert!(err.contains("`xlsx`") && err.contains(".json, .csv or .html"), "{err}");
         let err = ReportFormat::from_path(Path::new("report")).unwrap_err();
         assert!(matches!(err, ReportError::MissingExtension { .. }));
     }
@@ -237,10 +209,7 @@ mod tests {
             Err(ReportError::UnknownFormat { .. })
         ));
         let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
-        assert!(matches!(
-            Reports::create(&paths, &headers()),
-            Err(ReportError::Create { .. })
-        ));
+        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
         let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
         assert!(matches!(
             Reports::create(&paths, &headers()),
@@ -252,10 +221,8 @@ mod tests {
     #[test]
     fn fans_out_counts_and_ranks_reasons() {
         let dir = tempfile::tempdir().unwrap();
-        let paths: Vec<PathBuf> = ["r.json", "r.csv", "r.html"]
-            .iter()
-            .map(|n| dir.path().join(n))
-            .collect();
+        let paths: Vec<PathBuf> =
+            ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
         let mut reports = Reports::create(&paths, &headers()).unwrap();
         for row in rows() {
             reports.write_row(&row).unwrap();
@@ -263,11 +230,7 @@ mod tests {
         assert_eq!(reports.summary().rows, rows().len() as u64);
         let outcome = reports.finish(&run_info()).unwrap();
         assert!(paths.iter().all(|p| p.exists()));
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            3,
-            "temporary files remain"
-        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "temporary files remain");
         assert_eq!(outcome.top_reasons[0], (IssueCode::InvalidPhone, 2));
         assert_eq!(outcome.paths, paths);
     }

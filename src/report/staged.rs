@@ -33,10 +33,7 @@ impl Staged {
             .create(true)
             .truncate(true)
             .open(&temp)
-            .map_err(|source| ReportError::Create {
-                path: target.to_path_buf(),
-                source,
-            })?;
+            .map_err(|source| ReportError::Create { path: target.to_path_buf(), source })?;
         Ok(Staged {
             target: target.to_path_buf(),
             temp,
@@ -51,9 +48,7 @@ impl Staged {
 
     /// Writes bytes, turning an I/O failure into an error that names the report.
     pub(crate) fn put(&mut self, bytes: impl AsRef<[u8]>) -> Result<(), ReportError> {
-        self.out
-            .write_all(bytes.as_ref())
-            .map_err(ReportError::write(&self.target))
+        self.out.write_all(bytes.as_ref()).map_err(ReportError::write(&self.target))
     }
 
     /// Appends everything written to `scratch` so far, then lets `scratch` delete itself.
@@ -76,10 +71,8 @@ impl Staged {
             staged.out.get_ref().sync_all()?;
             std::fs::rename(&staged.temp, &staged.target)
         };
-        finish(&mut self).map_err(|source| ReportError::Finish {
-            path: self.target.clone(),
-            source,
-        })?;
+        finish(&mut self)
+            .map_err(|source| ReportError::Finish { path: self.target.clone(), source })?;
         self.persisted = true;
         Ok(())
     }
@@ -107,10 +100,7 @@ impl Drop for Staged {
 }
 
 fn temp_path(target: &Path, role: &str) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
+    let name = target.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
     let temp_name = format!(".{name}.{role}.{}.tmp", std::process::id());
     match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(temp_name),
@@ -133,15 +123,8 @@ mod tests {
         staged.append(scratch).unwrap();
         assert!(!target.exists());
         staged.persist().unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&target).unwrap(),
-            "head\nrow 1\nrow 2\n"
-        );
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "temporary files remain"
-        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "head\nrow 1\nrow 2\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary files remain");
     }
 
     #[test]
@@ -158,9 +141,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("nope").join("r.json");
         let err = Staged::create(&target, "part").err().unwrap().to_string();
-        assert!(
-            err.contains("nope/r.json") && err.contains("folder exists"),
-            "{err}"
-        );
+        assert!(err.contains("nope/r.json") && err.contains("folder exists"), "{err}");
     }
 }

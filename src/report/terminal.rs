@@ -15,22 +15,12 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
         out.push_str("dry run: nothing was sent\n");
     }
     out.push_str(&counts(&outcome.summary, run));
-    let width = outcome
-        .top_reasons
-        .iter()
-        .take(TOP)
-        .map(|(_, n)| thousands(*n).len())
-        .max();
+    let width = outcome.top_reasons.iter().take(TOP).map(|(_, n)| thousands(*n).len()).max();
     if let Some(width) = width {
         out.push_str("top reasons:\n");
         for (code, n) in outcome.top_reasons.iter().take(TOP) {
             let n = thousands(*n);
-            let _ = writeln!(
-                out,
-                "  {n:>width$}  {:<20}  fix: {}",
-                code.as_str(),
-                code.fix()
-            );
+            let _ = writeln!(out, "  {n:>width$}  {:<20}  fix: {}", code.as_str(), code.fix());
         }
     }
     if !run.campaigns_checked {
@@ -51,14 +41,7 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
 fn counts(summary: &Summary, run: &RunInfo) -> String {
     let parts = [
         (summary.created, "created"),
-        (
-            summary.valid,
-            if run.dry_run {
-                "valid"
-            } else {
-                "valid, not sent"
-            },
-        ),
+        (summary.valid, if run.dry_run { "valid" } else { "valid, not sent" }),
         (summary.skipped_existing, "skipped (already on the service)"),
         (summary.rejected, "rejected"),
         (summary.duplicates, "duplicates"),
@@ -130,19 +113,8 @@ reports: r.json, r.html
     fn a_clean_live_run_is_two_lines() {
         let mut run = run_info();
         (run.dry_run, run.campaigns_checked, run.blank_rows) = (false, true, 0);
-        let summary = Summary {
-            rows: 1,
-            created: 1,
-            ..Summary::default()
-        };
-        let outcome = Outcome {
-            summary,
-            top_reasons: vec![],
-            paths: vec![PathBuf::from("r.csv")],
-        };
-        assert_eq!(
-            terminal_summary(&outcome, &run),
-            "1 row: 1 created\nreport: r.csv\n"
-        );
+        let summary = Summary { rows: 1, created: 1, ..Summary::default() };
+        let outcome = Outcome { summary, top_reasons: vec![], paths: vec![PathBuf::from("r.csv")] };
+        assert_eq!(terminal_summary(&outcome, &run), "1 row: 1 created\nreport: r.csv\n");
     }
 }

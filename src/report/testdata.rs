@@ -4,9 +4,7 @@
 use super::model::{ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Variables};
 
 pub(crate) fn headers() -> Vec<String> {
-    ["Name", "Phone", "Campaign", "Notes"]
-        .map(String::from)
-        .to_vec()
+    ["Name", " Phone ", "Campaign", "Notes"].map(String::from).to_vec()
 }
 
 pub(crate) fn run_info() -> RunInfo {
@@ -64,12 +62,7 @@ pub(crate) fn rows() -> Vec<RowReport> {
         Spec {
             row: 2,
             status: Valid,
-            cells: [
-                "Jürgen Müller",
-                "+49 151 12345678",
-                "Spring Promo",
-                "Rückruf",
-            ],
+            cells: ["Jürgen Müller", "+49 151 12345678", "Spring Promo", "Rückruf"],
             phone: Some("+4915112345678"),
             region: Some("DE"),
             campaign: spring,
@@ -83,11 +76,7 @@ pub(crate) fn rows() -> Vec<RowReport> {
             phone: None,
             region: None,
             campaign: spring,
-            errors: vec![issue(
-                InvalidPhone,
-                "Phone",
-                "`12345` is too short to be a phone number",
-            )],
+            errors: vec![issue(InvalidPhone, "Phone", "`12345` is too short to be a phone number")],
             warnings: vec![],
         },
         Spec {
@@ -109,8 +98,8 @@ pub(crate) fn rows() -> Vec<RowReport> {
             campaign: spring,
             errors: vec![issue(
                 DuplicateInFile,
-                "Phone",
-                "same number and campaign as row 2",
+                "phone_number",
+                "same number as row 2 in the same campaign",
             )],
             warnings: vec![],
         },
@@ -121,30 +110,17 @@ pub(crate) fn rows() -> Vec<RowReport> {
             phone: Some("+436641234567"),
             region: Some("AT"),
             campaign: None,
-            errors: vec![issue(
-                UnknownCampaign,
-                "Campaign",
-                "no campaign is called `Wnter Sale`",
-            )],
+            errors: vec![issue(UnknownCampaign, "Campaign", "no campaign is called `Wnter Sale`")],
             warnings: vec![],
         },
         Spec {
             row: 7,
             status: Rejected,
-            cells: [
-                "<script>alert(1)</script>",
-                "<b>call</b>",
-                "Spring Promo",
-                "@SUM(A1)",
-            ],
+            cells: ["<script>alert(1)</script>", "<b>call</b>", "Spring Promo", "@SUM(A1)"],
             phone: None,
             region: None,
             campaign: spring,
-            errors: vec![issue(
-                InvalidPhone,
-                "Phone",
-                "`<b>call</b>` contains letters",
-            )],
+            errors: vec![issue(InvalidPhone, "Phone", "`<b>call</b>` contains letters")],
             warnings: vec![],
         },
         Spec {
@@ -154,11 +130,7 @@ pub(crate) fn rows() -> Vec<RowReport> {
             phone: Some("+14155552671"),
             region: Some("US"),
             campaign: spring,
-            errors: vec![issue(
-                RequestFailed,
-                "phone",
-                "the service timed out after 3 attempts",
-            )],
+            errors: vec![issue(RequestFailed, "phone", "the service timed out after 3 attempts")],
             warnings: vec![],
         },
         Spec {
@@ -169,11 +141,7 @@ pub(crate) fn rows() -> Vec<RowReport> {
             region: Some("CH"),
             campaign: spring,
             errors: vec![],
-            warnings: vec![issue(
-                AlreadyExists,
-                "phone",
-                "lead 4711 already has this number",
-            )],
+            warnings: vec![issue(AlreadyExists, "phone", "lead 4711 already has this number")],
         },
         Spec {
             row: 10,
@@ -193,28 +161,20 @@ pub(crate) fn rows() -> Vec<RowReport> {
             region: Some("DE"),
             campaign: spring,
             errors: vec![],
-            warnings: vec![issue(
-                ExtensionDropped,
-                "Phone",
-                "extension `12` was dropped",
-            )],
+            warnings: vec![issue(ExtensionDropped, "Phone", "extension `12` was dropped")],
         },
     ];
     let mut rows: Vec<RowReport> = specs.into_iter().map(build).collect();
-    rows[9].secondary_contacts.push(ContactReport {
-        phone: "+4915199999999".into(),
-        variables: Variables::new(),
-    });
+    rows[9]
+        .secondary_contacts
+        .push(ContactReport { phone: "+4915199999999".into(), variables: Variables::new() });
     rows
 }
 
 /// `n` rejected rows, for the tests that check the writers' bounds.
 pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
     let template = rows().swap_remove(1);
-    (0..n).map(move |i| RowReport {
-        row: 100 + i,
-        ..template.clone()
-    })
+    (0..n).map(move |i| RowReport { row: 100 + i, ..template.clone() })
 }
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with

@@ -16,10 +16,7 @@ const GROUP_LEGEND: &str = r#"<ul class="legend" style="margin:0 0 14px"><li><i 
 /// One bar across the page with the share of each outcome, and its legend.
 pub(super) fn strip(out: &mut impl Write, s: &Summary, dry_run: bool) -> io::Result<()> {
     if s.rows == 0 {
-        return writeln!(
-            out,
-            r#"<p class="empty-note">The file had no rows to import.</p>"#
-        );
+        return writeln!(out, r#"<p class="empty-note">The file had no rows to import.</p>"#);
     }
     let good = if dry_run { "valid" } else { "valid or created" };
     let parts = [
@@ -31,26 +28,17 @@ pub(super) fn strip(out: &mut impl Write, s: &Summary, dry_run: bool) -> io::Res
     ];
     let parts: Vec<_> = parts.into_iter().filter(|p| p.0 > 0).collect();
     let aria = r#"role="img" aria-label="share of rows by outcome""#;
-    write!(
-        out,
-        r#"<svg class="strip" viewBox="0 0 1000 10" preserveAspectRatio="none" {aria}>"#
-    )?;
+    write!(out, r#"<svg class="strip" viewBox="0 0 1000 10" preserveAspectRatio="none" {aria}>"#)?;
     let mut x = 0.0;
     for (n, colour, _) in &parts {
         let w = *n as f64 * 1000.0 / s.rows as f64;
-        write!(
-            out,
-            r#"<rect class="f-{colour}" x="{x:.2}" width="{w:.2}" height="10"/>"#
-        )?;
+        write!(out, r#"<rect class="f-{colour}" x="{x:.2}" width="{w:.2}" height="10"/>"#)?;
         x += w;
     }
     writeln!(out, "</svg>\n<ul class=\"legend\">")?;
     for (n, colour, label) in &parts {
         let (n, share) = (thousands(*n), percent(*n, s.rows));
-        writeln!(
-            out,
-            r#"<li><i class="k-{colour}"></i>{n} {label} ({share})</li>"#
-        )?;
+        writeln!(out, r#"<li><i class="k-{colour}"></i>{n} {label} ({share})</li>"#)?;
     }
     writeln!(out, "</ul>")
 }
@@ -77,11 +65,7 @@ pub(super) fn reasons(
         bar(out, &[(*n, colour)], max)?;
         let (count, share) = (thousands(*n), percent(*n, rows));
         writeln!(out, r#"<div class="n">{count}<small>{share}</small></div>"#)?;
-        writeln!(
-            out,
-            r#"<div class="fixline"><b>Fix:</b> {}</div>"#,
-            Esc(code.fix())
-        )?;
+        writeln!(out, r#"<div class="fixline"><b>Fix:</b> {}</div>"#, Esc(code.fix()))?;
     }
     writeln!(out, "</div>")
 }
@@ -100,13 +84,7 @@ pub(super) fn groups(
     writeln!(out, "{GROUP_LEGEND}\n<div class=\"bars\">")?;
     let top = groups.top(TOP_GROUPS);
     let others = top.others.as_ref().map(|o| o.split);
-    let max = top
-        .groups
-        .iter()
-        .map(|g| g.1)
-        .chain(others)
-        .map(|s| s.total())
-        .max();
+    let max = top.groups.iter().map(|g| g.1).chain(others).map(|s| s.total()).max();
     let max = max.unwrap_or(1);
     for (name, split) in &top.groups {
         group_bar(out, &label_html(name), *split, max)?;
@@ -123,41 +101,23 @@ pub(super) fn groups(
 
 fn group_bar(out: &mut impl Write, name_html: &str, split: Split, max: u64) -> io::Result<()> {
     write!(out, r#"<div class="name">{name_html}</div>"#)?;
-    bar(
-        out,
-        &[
-            (split.good, "ok"),
-            (split.skipped, "skip"),
-            (split.problem, "bad"),
-        ],
-        max,
-    )?;
+    bar(out, &[(split.good, "ok"), (split.skipped, "skip"), (split.problem, "bad")], max)?;
     let ready = match split.good {
         n if n == split.total() => String::new(),
         n => format!("<small>{} ready</small>", thousands(n)),
     };
-    writeln!(
-        out,
-        r#"<div class="n">{}{ready}</div>"#,
-        thousands(split.total())
-    )
+    writeln!(out, r#"<div class="n">{}{ready}</div>"#, thousands(split.total()))
 }
 
 /// A horizontal bar of coloured parts on a grey track; `max` fills the track.
 fn bar(out: &mut impl Write, parts: &[(u64, &str)], max: u64) -> io::Result<()> {
     let total: u64 = parts.iter().map(|p| p.0).sum();
     let svg = r#"<svg class="bar" viewBox="0 0 100 1" preserveAspectRatio="none" role="img""#;
-    write!(
-        out,
-        r#"{svg} aria-label="{total}"><rect class="f-track" width="100" height="1"/>"#
-    )?;
+    write!(out, r#"{svg} aria-label="{total}"><rect class="f-track" width="100" height="1"/>"#)?;
     let mut x = 0.0;
     for (n, colour) in parts.iter().filter(|p| p.0 > 0) {
         let w = *n as f64 * 100.0 / max.max(1) as f64;
-        write!(
-            out,
-            r#"<rect class="f-{colour}" x="{x:.3}" width="{w:.3}" height="1"/>"#
-        )?;
+        write!(out, r#"<rect class="f-{colour}" x="{x:.3}" width="{w:.3}" height="1"/>"#)?;
         x += w;
     }
     write!(out, "</svg>")

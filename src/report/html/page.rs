@@ -40,22 +40,9 @@ impl Page<'_> {
         charts::strip(out, self.summary, self.run.dry_run)?;
         self.reasons(out)?;
         writeln!(out, r#"<div class="pair pair-wrap">"#)?;
-        charts::groups(
-            out,
-            "Leads per campaign",
-            &self.tally.campaigns,
-            labels::campaign,
-        )?;
-        charts::groups(
-            out,
-            "Numbers per country",
-            &self.tally.countries,
-            labels::country,
-        )?;
-        writeln!(
-            out,
-            "</div>\n<section class=\"card\">\n<h2>Rows to fix</h2>"
-        )?;
+        charts::groups(out, "Leads per campaign", &self.tally.campaigns, labels::campaign)?;
+        charts::groups(out, "Numbers per country", &self.tally.countries, labels::country)?;
+        writeln!(out, "</div>\n<section class=\"card\">\n<h2>Rows to fix</h2>")?;
         match self.tally.shown {
             0 => writeln!(
                 out,
@@ -89,10 +76,7 @@ impl Page<'_> {
     fn header(&self, out: &mut impl Write) -> io::Result<()> {
         let source = Esc(&self.run.source);
         out.write_all(DOCUMENT_START.as_bytes())?;
-        writeln!(
-            out,
-            "<title>Import report · {source}</title>\n<style>\n{STYLE}</style>"
-        )?;
+        writeln!(out, "<title>Import report · {source}</title>\n<style>\n{STYLE}</style>")?;
         writeln!(out, "</head>\n<body>\n<main>\n<header>")?;
         writeln!(out, r#"<div class="eyebrow">leadsync import report</div>"#)?;
         let sheet = self.run.sheet.as_deref().map(Esc);
@@ -100,10 +84,7 @@ impl Page<'_> {
         writeln!(out, "<h1>{source}{}</h1>", sheet.unwrap_or_default())?;
         let (started, finished) = (when(&self.run.started_at), when(&self.run.finished_at));
         let (started, finished) = (Esc(&started), Esc(&finished));
-        write!(
-            out,
-            r#"<p class="meta">Started {started} · finished {finished}"#
-        )?;
+        write!(out, r#"<p class="meta">Started {started} · finished {finished}"#)?;
         let blank = self.run.blank_rows;
         if blank > 0 {
             let rows = if blank == 1 { "row" } else { "rows" };
@@ -118,14 +99,10 @@ impl Page<'_> {
         let s = self.summary;
         let rows = thousands(s.rows);
         let good = match self.run.dry_run {
-            true => format!(
-                "<b>{}</b> of {rows} rows are ready to call.",
-                thousands(s.valid)
-            ),
-            false => format!(
-                "<b>{}</b> of {rows} rows were created as leads.",
-                thousands(s.created)
-            ),
+            true => format!("<b>{}</b> of {rows} rows are ready to call.", thousands(s.valid)),
+            false => {
+                format!("<b>{}</b> of {rows} rows were created as leads.", thousands(s.created))
+            }
         };
         let to_fix = thousands(s.rejected + s.duplicates + s.failed);
         let problems = match ranked(&self.tally.reasons).first() {
@@ -143,10 +120,7 @@ impl Page<'_> {
     fn banners(&self, out: &mut impl Write) -> io::Result<()> {
         let mut banner = |kind: &str, title: &str, text: &str| {
             let (title, text) = (Esc(title), Esc(text));
-            writeln!(
-                out,
-                r#"<div class="banner {kind}"><strong>{title}</strong>{text}</div>"#
-            )
+            writeln!(out, r#"<div class="banner {kind}"><strong>{title}</strong>{text}</div>"#)
         };
         if self.run.dry_run {
             let text = "No lead was created and nobody will be called. This page shows what \
@@ -171,17 +145,9 @@ impl Page<'_> {
         let s = self.summary;
         let share = |n: u64| format!("{} of rows", percent(n, s.rows));
         let good = if self.run.dry_run || s.created == 0 && s.valid > 0 {
-            (
-                "Valid",
-                s.valid,
-                format!("{} · ready to call", percent(s.valid, s.rows)),
-            )
+            ("Valid", s.valid, format!("{} · ready to call", percent(s.valid, s.rows)))
         } else if s.valid > 0 {
-            (
-                "Created",
-                s.created,
-                format!("+ {} valid, not sent", thousands(s.valid)),
-            )
+            ("Created", s.created, format!("+ {} valid, not sent", thousands(s.valid)))
         } else {
             ("Created", s.created, share(s.created))
         };
@@ -190,21 +156,12 @@ impl Page<'_> {
             (good.0, good.1, "ok", good.2),
             ("Rejected", s.rejected, "bad", share(s.rejected)),
             ("Duplicates", s.duplicates, "dup", share(s.duplicates)),
-            (
-                "Skipped",
-                s.skipped_existing,
-                "skip",
-                "already on the service".to_string(),
-            ),
+            ("Skipped", s.skipped_existing, "skip", "already on the service".to_string()),
             ("Failed", s.failed, "fail", "run again to retry".to_string()),
         ];
         writeln!(out, r#"<section class="tiles">"#)?;
         for (label, value, colour, sub) in tiles {
-            let zero = if value == 0 && colour != "ink" {
-                " zero"
-            } else {
-                ""
-            };
+            let zero = if value == 0 && colour != "ink" { " zero" } else { "" };
             let (value, sub) = (thousands(value), Esc(&sub));
             writeln!(
                 out,
@@ -215,16 +172,10 @@ impl Page<'_> {
     }
 
     fn reasons(&self, out: &mut impl Write) -> io::Result<()> {
-        writeln!(
-            out,
-            "<section class=\"card keep\">\n<h2>Why rows were rejected</h2>"
-        )?;
+        writeln!(out, "<section class=\"card keep\">\n<h2>Why rows were rejected</h2>")?;
         let reasons = ranked(&self.tally.reasons);
         if reasons.is_empty() {
-            writeln!(
-                out,
-                r#"<p class="empty-note good-note">No row was rejected.</p>"#
-            )?;
+            writeln!(out, r#"<p class="empty-note good-note">No row was rejected.</p>"#)?;
         } else {
             writeln!(
                 out,

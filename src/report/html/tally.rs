@@ -39,8 +39,7 @@ impl Tally {
             (None, None) => Key::Name(NONE),
         };
         self.campaigns.add(campaign, row.status);
-        self.countries
-            .add(Key::Name(row.region.as_deref().unwrap_or(NONE)), row.status);
+        self.countries.add(Key::Name(row.region.as_deref().unwrap_or(NONE)), row.status);
     }
 }
 
@@ -122,10 +121,7 @@ impl Groups {
         let rest = groups.split_off(n.min(groups.len()));
         let mut others = self.overflow;
         rest.iter().for_each(|(_, split)| others.merge(*split));
-        let others = (others.total() > 0).then_some(Others {
-            groups: rest.len(),
-            split: others,
-        });
+        let others = (others.total() > 0).then_some(Others { groups: rest.len(), split: others });
         Top { groups, others }
     }
 
@@ -147,11 +143,7 @@ mod tests {
         }
         groups.add(Key::Id(0), RowStatus::Rejected);
         let top = groups.top(3);
-        let first = Split {
-            good: 1,
-            skipped: 0,
-            problem: 1,
-        };
+        let first = Split { good: 1, skipped: 0, problem: 1 };
         assert_eq!(top.groups[0], ("Campaign #0", first));
         assert_eq!(top.groups.len(), 3);
         let others = top.others.unwrap();

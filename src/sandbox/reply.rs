@@ -81,7 +81,9 @@ pub(crate) fn json_body(body: &Bytes) -> Result<Value, ApiError> {
 
 /// A 200 JSON answer serialized off the async threads: a user's lead list can be tens of
 /// megabytes, which would stall every other connection sharing the runtime thread.
-pub(crate) async fn large_json<T: Serialize + Send + 'static>(value: T) -> Result<Response, ApiError> {
+pub(crate) async fn large_json<T: Serialize + Send + 'static>(
+    value: T,
+) -> Result<Response, ApiError> {
     let failed = |problem: String| ApiError::Internal(SandboxError::Answer { problem });
     let bytes = tokio::task::spawn_blocking(move || serde_json::to_vec(&value))
         .await

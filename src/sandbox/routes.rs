@@ -93,7 +93,10 @@ async fn enable_webhook(
     let request = requests::webhook(&json_body(&body)?)?;
     let (assistant, url) = (request.assistant_id, request.webhook_url);
     let store = &state.store;
-    if !store.enable_conversation_webhook(user, assistant, url).await? {
+    if !store
+        .enable_conversation_webhook(user, assistant, url)
+        .await?
+    {
         return Err(ApiError::NotFound("Assistant not found."));
     }
     Ok(Json(Envelope {

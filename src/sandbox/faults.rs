@@ -14,7 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -106,7 +106,7 @@ impl FaultState {
     fn retry_after(&self, key: &str) -> Option<u64> {
         let limiter = self.limiter.as_ref()?;
         let denied = limiter.check_key(&key.to_string()).err()?;
-        let wait = denied.wait_time_from(DefaultClock::default().now());
+        let wait = denied.wait_time_from(limiter.clock().now());
         Some(wait.as_secs_f64().ceil().max(1.0) as u64)
     }
 }

@@ -273,3 +273,18 @@ async fn concurrent_creates_list_in_order_with_their_contacts() {
     }
     h.stop().await;
 }
+
+#[tokio::test]
+async fn oversized_bodies_are_refused_with_json() {
+    let h = demo().await;
+    let huge = format!("{{\"phone_number\": \"{}\"}}", "9".repeat(3 << 20));
+    let request = h
+        .http
+        .post(h.url(LEAD))
+        .header("content-type", "application/json")
+        .body(huge);
+    let answer = h.send(Some(DEMO_TOKEN), request).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(answer.body["message"].is_string());
+    h.stop().await;
+}

@@ -5,6 +5,8 @@ mod api;
 mod faults;
 mod leads;
 mod seeding;
+mod throughput;
+mod webhook;
 
 use std::net::SocketAddr;
 use std::path::Path;

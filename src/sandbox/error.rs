@@ -9,7 +9,9 @@ const UNNAMED_ACTION: &str = "running a query";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
-    #[error("cannot open the sandbox database `{path}`: {source}; check that its directory exists and is writable")]
+    #[error(
+        "cannot open the sandbox database `{path}`: {source}; check that its directory exists and is writable"
+    )]
     OpenDatabase {
         path: PathBuf,
         source: rusqlite::Error,
@@ -21,14 +23,18 @@ pub enum SandboxError {
         source: rusqlite::Error,
     },
 
-    #[error("sandbox database row `{table}` id {id} does not have the record's shape: {problem}; delete the database file to start over")]
+    #[error(
+        "sandbox database row `{table}` id {id} does not have the record's shape: {problem}; delete the database file to start over"
+    )]
     CorruptRow {
         table: &'static str,
         id: i64,
         problem: String,
     },
 
-    #[error("the sandbox database thread stopped before answering; see the log and restart the sandbox")]
+    #[error(
+        "the sandbox database thread stopped before answering; see the log and restart the sandbox"
+    )]
     StoreClosed,
 
     #[error("cannot start the sandbox database thread: {0}")]
@@ -43,7 +49,9 @@ pub enum SandboxError {
         source: std::io::Error,
     },
 
-    #[error("seed `{seed}` is not valid seed JSON: {source}; expected {{\"users\": [{{\"id\": 1, \"token\": \"...\", \"campaigns\": [...], \"assistants\": [...]}}]}}")]
+    #[error(
+        "seed `{seed}` is not valid seed JSON: {source}; expected {{\"users\": [{{\"id\": 1, \"token\": \"...\", \"campaigns\": [...], \"assistants\": [...]}}]}}"
+    )]
     ParseSeed {
         seed: String,
         source: serde_json::Error,

@@ -14,7 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -60,12 +60,12 @@ impl FaultState {
         check_rate("drop_rate", faults.drop_rate)?;
         let limiter = match faults.rate_limit {
             None => None,
-            Some(n) => Some(RateLimiter::keyed(Quota::per_second(NonZeroU32::new(n).ok_or(
-                SandboxError::InvalidFaults {
+            Some(n) => Some(RateLimiter::keyed(Quota::per_second(
+                NonZeroU32::new(n).ok_or(SandboxError::InvalidFaults {
                     setting: "rate_limit",
                     problem: "must be at least 1 request per second".into(),
-                },
-            )?))),
+                })?,
+            ))),
         };
         let rng = match faults.seed {
             Some(seed) => StdRng::seed_from_u64(seed),
@@ -85,8 +85,12 @@ impl FaultState {
     }
 
     fn plan(&self) -> Plan {
-        let mut rng = self.rng.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (fail, unavailable, drop): (f64, bool, f64) = (rng.random(), rng.random(), rng.random());
+        let mut rng = self
+            .rng
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (fail, unavailable, drop): (f64, bool, f64) =
+            (rng.random(), rng.random(), rng.random());
         let status = if unavailable {
             StatusCode::SERVICE_UNAVAILABLE
         } else {
@@ -102,7 +106,7 @@ impl FaultState {
     fn retry_after(&self, key: &str) -> Option<u64> {
         let limiter = self.limiter.as_ref()?;
         let denied = limiter.check_key(&key.to_string()).err()?;
-        let wait = denied.wait_time_from(DefaultClock::default().now());
+        let wait = denied.wait_time_from(limiter.clock().now());
         Some(wait.as_secs_f64().ceil().max(1.0) as u64)
     }
 }
@@ -119,10 +123,17 @@ fn check_rate(setting: &'static str, rate: f64) -> Result<(), SandboxError> {
 
 /// The middleware. Rate limits are per token (the raw Authorization header), checked before
 /// authentication as a gateway would.
-pub(crate) async fn inject(State(state): State<Arc<FaultState>>, request: Request, next: Next) -> Response {
+pub(crate) async fn inject(
+    State(state): State<Arc<FaultState>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let plan = state.plan();
     let key = request.headers().get(header::AUTHORIZATION);
-    let key = key.and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let key = key
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     let response = if let Some(seconds) = state.retry_after(&key) {
         too_many_attempts(seconds)
     } else if let Some(status) = plan.fail {

@@ -3,6 +3,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -22,6 +23,8 @@ pub(crate) enum ApiError {
     NotFound(&'static str),
     /// 400: the body is not JSON at all.
     MalformedJson(String),
+    /// The body could not be read (too large, cut off): axum's status, our JSON shape.
+    UnreadableBody { status: StatusCode, problem: String },
     /// 404 of an unknown path.
     NoRoute(String),
     /// 405: the path exists with other methods.
@@ -54,6 +57,7 @@ impl IntoResponse for ApiError {
                 StatusCode::BAD_REQUEST,
                 format!("The request body is not valid JSON: {problem}."),
             ),
+            ApiError::UnreadableBody { status, problem } => (status, problem),
             ApiError::NoRoute(path) => (
                 StatusCode::NOT_FOUND,
                 format!("The route {path} could not be found."),
@@ -72,16 +76,22 @@ impl IntoResponse for ApiError {
 }
 
 /// The request body as JSON. An empty body is an empty object, as Laravel sees no input.
-pub(crate) fn json_body(body: &Bytes) -> Result<Value, ApiError> {
+pub(crate) fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
+    let body = body.map_err(|rejection| ApiError::UnreadableBody {
+        status: rejection.status(),
+        problem: rejection.body_text(),
+    })?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_slice(body).map_err(|e| ApiError::MalformedJson(e.to_string()))
+    serde_json::from_slice(&body).map_err(|e| ApiError::MalformedJson(e.to_string()))
 }
 
 /// A 200 JSON answer serialized off the async threads: a user's lead list can be tens of
 /// megabytes, which would stall every other connection sharing the runtime thread.
-pub(crate) async fn large_json<T: Serialize + Send + 'static>(value: T) -> Result<Response, ApiError> {
+pub(crate) async fn large_json<T: Serialize + Send + 'static>(
+    value: T,
+) -> Result<Response, ApiError> {
     let failed = |problem: String| ApiError::Internal(SandboxError::Answer { problem });
     let bytes = tokio::task::spawn_blocking(move || serde_json::to_vec(&value))
         .await

@@ -47,7 +47,11 @@ pub(crate) fn lead(body: &Value) -> LeadDraft {
     let phone_number = phone(input.get("phone_number"), "phone_number", &mut errors);
     let campaign_id = integer(input.get("campaign_id"), "campaign_id", &mut errors);
     let variables = variables(input.get("variables"), "variables", &mut errors);
-    let allow_duplicate = boolean(input.get("allow_dupplicate"), "allow_dupplicate", &mut errors);
+    let allow_duplicate = boolean(
+        input.get("allow_dupplicate"),
+        "allow_dupplicate",
+        &mut errors,
+    );
     let secondary_contacts = contacts(input.get("secondary_contacts"), &mut errors);
     LeadDraft {
         phone_number,
@@ -170,7 +174,9 @@ fn contacts(value: Option<&Value>, errors: &mut ValidationErrors) -> Vec<Contact
         return Vec::new();
     };
     let parsed = items.iter().enumerate();
-    parsed.filter_map(|(index, item)| contact(index, item, errors)).collect()
+    parsed
+        .filter_map(|(index, item)| contact(index, item, errors))
+        .collect()
 }
 
 fn contact(index: usize, item: &Value, errors: &mut ValidationErrors) -> Option<ContactDraft> {
@@ -181,7 +187,11 @@ fn contact(index: usize, item: &Value, errors: &mut ValidationErrors) -> Option<
     };
     let phone_field = format!("{field}.phone_number");
     let phone_number = phone(object.get("phone_number"), &phone_field, errors);
-    let variables = variables(object.get("variables"), &format!("{field}.variables"), errors);
+    let variables = variables(
+        object.get("variables"),
+        &format!("{field}.variables"),
+        errors,
+    );
     phone_number.map(|phone_number| ContactDraft {
         phone_number,
         variables,
@@ -231,7 +241,10 @@ mod tests {
             errors["message"],
             "The phone number field is required. (and 1 more error)"
         );
-        assert_eq!(errors["errors"]["campaign_id"][0], "The campaign id field is required.");
+        assert_eq!(
+            errors["errors"]["campaign_id"][0],
+            "The campaign id field is required."
+        );
     }
 
     #[test]
@@ -243,8 +256,14 @@ mod tests {
         }));
         assert_eq!(draft.campaign_id, Some(10));
         let e = &draft.errors;
-        assert_eq!(e.messages("variables.email").unwrap()[0], "The variables.email field must be a string.");
-        assert_eq!(e.messages("allow_dupplicate").unwrap()[0], "The allow dupplicate field must be true or false.");
+        assert_eq!(
+            e.messages("variables.email").unwrap()[0],
+            "The variables.email field must be a string."
+        );
+        assert_eq!(
+            e.messages("allow_dupplicate").unwrap()[0],
+            "The allow dupplicate field must be true or false."
+        );
         assert_eq!(
             e.messages("secondary_contacts.0.phone_number").unwrap()[0],
             "The secondary contacts.0.phone number field format is invalid."

@@ -3,6 +3,7 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, Method, Uri, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -71,9 +72,9 @@ async fn list_campaigns(
 async fn create_lead(
     State(state): State<AppState>,
     User(user): User,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Envelope<Lead>>, ApiError> {
-    let draft = requests::lead(&json_body(&body)?);
+    let draft = requests::lead(&json_body(body)?);
     let lead = state.store.create_lead(user, draft).await??;
     Ok(Json(Envelope {
         message: "Lead created successfully",
@@ -88,12 +89,15 @@ async fn list_leads(State(state): State<AppState>, User(user): User) -> Result<R
 async fn enable_webhook(
     State(state): State<AppState>,
     User(user): User,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Envelope<[(); 0]>>, ApiError> {
-    let request = requests::webhook(&json_body(&body)?)?;
+    let request = requests::webhook(&json_body(body)?)?;
     let (assistant, url) = (request.assistant_id, request.webhook_url);
     let store = &state.store;
-    if !store.enable_conversation_webhook(user, assistant, url).await? {
+    if !store
+        .enable_conversation_webhook(user, assistant, url)
+        .await?
+    {
         return Err(ApiError::NotFound("Assistant not found."));
     }
     Ok(Json(Envelope {

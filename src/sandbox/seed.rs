@@ -81,12 +81,11 @@ impl Seed {
 
     /// Checks a seed given as JSON; `name` says where it came from in errors.
     pub fn from_json(name: String, json: Value) -> Result<Seed, SandboxError> {
-        let raw: RawSeed = serde_json::from_value(json).map_err(|source| {
-            SandboxError::ParseSeed {
+        let raw: RawSeed =
+            serde_json::from_value(json).map_err(|source| SandboxError::ParseSeed {
                 seed: name.clone(),
                 source,
-            }
-        })?;
+            })?;
         let users = check_users(raw.users).map_err(|(at, problem)| SandboxError::InvalidSeed {
             seed: name.clone(),
             at,
@@ -117,10 +116,16 @@ fn check_users(raw: Vec<RawUser>) -> Result<Vec<SeedUser>, Problem> {
         if token.is_empty() || !tokens.insert(token.clone()) {
             return Err((format!("{at}.token"), "must be non-empty and unique".into()));
         }
-        let campaigns = check_records::<Campaign>(&at, "campaigns", user.campaigns, &mut campaign_ids)?;
+        let campaigns =
+            check_records::<Campaign>(&at, "campaigns", user.campaigns, &mut campaign_ids)?;
         let assistants =
             check_records::<Assistant>(&at, "assistants", user.assistants, &mut assistant_ids)?;
-        users.push(SeedUser { id: user.id, token, campaigns, assistants });
+        users.push(SeedUser {
+            id: user.id,
+            token,
+            campaigns,
+            assistants,
+        });
     }
     Ok(users)
 }
@@ -135,7 +140,12 @@ fn check_records<R: Record>(
     for (index, fields) in raw.into_iter().enumerate() {
         let at = format!("{user_at}.{kind}[{index}]");
         let id = fields.get("id").and_then(Value::as_i64);
-        let id = id.ok_or_else(|| (format!("{at}.id"), "is required and must be an integer".into()))?;
+        let id = id.ok_or_else(|| {
+            (
+                format!("{at}.id"),
+                "is required and must be an integer".into(),
+            )
+        })?;
         if !seen.insert(id) {
             return Err((format!("{at}.id"), format!("repeats {kind} id {id}")));
         }
@@ -146,7 +156,10 @@ fn check_records<R: Record>(
 }
 
 /// Keeps the known fields, each checked against the record's type and the spec's formats.
-fn check_fields<R: Record>(at: &str, raw: Map<String, Value>) -> Result<Map<String, Value>, Problem> {
+fn check_fields<R: Record>(
+    at: &str,
+    raw: Map<String, Value>,
+) -> Result<Map<String, Value>, Problem> {
     let template = R::template();
     let known = raw
         .into_iter()
@@ -182,12 +195,24 @@ fn check_field<R: Record>(key: &str, value: &Value) -> Result<(), String> {
 /// Formats the spec fixes beyond JSON types.
 fn format_problem(key: &str, value: &Value) -> Option<String> {
     let text = value.as_str();
-    let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+    let days = [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ];
     match key {
-        "created_at" | "updated_at" | "deleted_at" if text.is_some_and(|t| !is_record_timestamp(t)) => {
+        "created_at" | "updated_at" | "deleted_at"
+            if text.is_some_and(|t| !is_record_timestamp(t)) =>
+        {
             Some("must look like 2024-05-01T09:30:00.000000Z".into())
         }
-        "allowed_hours_start_time" | "allowed_hours_end_time" if text.is_some_and(|t| !is_time_of_day(t)) => {
+        "allowed_hours_start_time" | "allowed_hours_end_time"
+            if text.is_some_and(|t| !is_time_of_day(t)) =>
+        {
             Some("must be a time of day HH:MM:SS".into())
         }
         "type" if !matches!(text, Some("inbound" | "outbound")) => {
@@ -195,7 +220,9 @@ fn format_problem(key: &str, value: &Value) -> Option<String> {
         }
         "allowed_days" => {
             let all = value.as_array().into_iter().flatten();
-            let bad = all.filter_map(Value::as_str).find(|day| !days.contains(day));
+            let bad = all
+                .filter_map(Value::as_str)
+                .find(|day| !days.contains(day));
             bad.map(|day| format!("has `{day}`; use lowercase English day names"))
         }
         _ => None,
@@ -209,7 +236,9 @@ mod tests {
     use super::Seed;
 
     fn problem(json: serde_json::Value) -> String {
-        Seed::from_json("seed.json".into(), json).unwrap_err().to_string()
+        Seed::from_json("seed.json".into(), json)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -219,8 +248,11 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_ignored_and_decimals_become_text() {
-        let seed = Seed::from_json("s".into(), json!({"users": [{"id": 1, "token": "t",
-            "assistants": [{"id": 5, "colour": "red", "llm_temperature": 0.25}]}], "extra": 1}))
+        let seed = Seed::from_json(
+            "s".into(),
+            json!({"users": [{"id": 1, "token": "t",
+            "assistants": [{"id": 5, "colour": "red", "llm_temperature": 0.25}]}], "extra": 1}),
+        )
         .unwrap();
         let fields = &seed.users[0].assistants[0].fields;
         assert_eq!(fields.get("llm_temperature"), Some(&json!("0.25")));
@@ -231,11 +263,20 @@ mod tests {
     fn errors_name_the_seed_and_the_key() {
         let message = problem(json!({"users": [{"id": 1, "token": "t",
             "campaigns": [{"id": 10}, {"id": 11, "max_retries": "three"}]}]}));
-        assert!(message.starts_with("seed `seed.json`: `users[0].campaigns[1].max_retries`"), "{message}");
-        let message = problem(json!({"users": [{"id": 1, "token": "t", "assistants": [{"name": "x"}]}]}));
-        assert!(message.contains("`users[0].assistants[0].id` is required"), "{message}");
-        let message = problem(json!({"users": [{"id": 1, "token": "t", "campaigns": [{"id": 1,
-            "allowed_days": ["Monday"]}]}]}));
+        assert!(
+            message.starts_with("seed `seed.json`: `users[0].campaigns[1].max_retries`"),
+            "{message}"
+        );
+        let message =
+            problem(json!({"users": [{"id": 1, "token": "t", "assistants": [{"name": "x"}]}]}));
+        assert!(
+            message.contains("`users[0].assistants[0].id` is required"),
+            "{message}"
+        );
+        let message = problem(
+            json!({"users": [{"id": 1, "token": "t", "campaigns": [{"id": 1,
+            "allowed_days": ["Monday"]}]}]}),
+        );
         assert!(message.contains("allowed_days"), "{message}");
         let message = problem(json!({"users": [{"id": 1, "token": "t"}, {"id": 2, "token": "t"}]}));
         assert!(message.contains("users[1].token"), "{message}");

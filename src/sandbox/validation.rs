@@ -37,7 +37,10 @@ impl ValidationErrors {
     pub(crate) fn sort_by_field_order(&mut self, order: &[&str]) {
         let rank = |field: &str| {
             let top = field.split('.').next().unwrap_or(field);
-            order.iter().position(|name| *name == top).unwrap_or(order.len())
+            order
+                .iter()
+                .position(|name| *name == top)
+                .unwrap_or(order.len())
         };
         self.fields.sort_by_key(|(field, _)| rank(field));
     }
@@ -124,11 +127,23 @@ mod tests {
         errors.add("phone_number", taken("phone_number"));
         errors.sort_by_field_order(&["phone_number", "campaign_id", "secondary_contacts"]);
         let body = serde_json::to_value(&errors).unwrap();
-        let fields: Vec<_> = body["errors"].as_object().unwrap().keys().cloned().collect();
+        let fields: Vec<_> = body["errors"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(
             fields,
-            ["phone_number", "campaign_id", "secondary_contacts.0.phone_number"]
+            [
+                "phone_number",
+                "campaign_id",
+                "secondary_contacts.0.phone_number"
+            ]
         );
-        assert_eq!(body["message"], "The phone number has already been taken. (and 2 more errors)");
+        assert_eq!(
+            body["message"],
+            "The phone number has already been taken. (and 2 more errors)"
+        );
     }
 }

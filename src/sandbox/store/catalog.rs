@@ -2,7 +2,7 @@
 //! Every query is scoped by `user_id`: another tenant's rows are indistinguishable from rows
 //! that do not exist.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use super::Store;
 use super::records::{select, select_window};
@@ -28,7 +28,9 @@ impl Store {
     ) -> Result<AssistantPage, SandboxError> {
         self.run("listing assistants", move |tx| {
             let count = format!("SELECT COUNT(*) FROM assistants WHERE {VISIBLE}");
-            let total = tx.prepare_cached(&count)?.query_row([user], |row| row.get(0))?;
+            let total = tx
+                .prepare_cached(&count)?
+                .query_row([user], |row| row.get(0))?;
             let window = "LIMIT ?2 OFFSET ?3";
             let assistants = select_window(tx, VISIBLE, window, params![user, limit, offset])?;
             Ok(AssistantPage { assistants, total })
@@ -93,6 +95,7 @@ impl Store {
         assistant: i64,
     ) -> Result<Option<String>, SandboxError> {
         self.run("reading a conversation-ended webhook", move |tx| {
+            use rusqlite::OptionalExtension;
             let sql = "SELECT url FROM conversation_webhooks WHERE assistant_id = ?1";
             Ok(tx
                 .prepare_cached(sql)?

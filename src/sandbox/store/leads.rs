@@ -65,7 +65,12 @@ fn create(
     match (draft.phone_number, campaign) {
         (Some(phone), Some(campaign)) if errors.is_empty() => {
             let lead = insert(tx, user, campaign, phone, draft.variables)?;
-            Ok(Ok(attach_contacts(tx, user, lead, draft.secondary_contacts)?))
+            Ok(Ok(attach_contacts(
+                tx,
+                user,
+                lead,
+                draft.secondary_contacts,
+            )?))
         }
         _ => {
             errors.sort_by_field_order(&LEAD_FIELD_ORDER);
@@ -130,7 +135,15 @@ fn attach_contacts(
     for contact in contacts {
         let (phone, variables) = (&contact.phone_number, &contact.variables);
         let parent = Some(lead.id);
-        let id = insert_row(tx, user, lead.campaign_id, parent, phone, variables, &lead.created_at)?;
+        let id = insert_row(
+            tx,
+            user,
+            lead.campaign_id,
+            parent,
+            phone,
+            variables,
+            &lead.created_at,
+        )?;
         lead.secondary_contacts.push(SecondaryContact {
             id,
             phone_number: contact.phone_number,
@@ -155,8 +168,9 @@ fn insert_row(
     let sql = "INSERT INTO leads (user_id, campaign_id, parent_id, phone_number, variables,
                status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)";
     let variables = Value::Object(variables.0.clone()).to_string();
-    tx.prepare_cached(sql)?
-        .execute(params![user, campaign, parent, phone, variables, CREATED, now])?;
+    tx.prepare_cached(sql)?.execute(params![
+        user, campaign, parent, phone, variables, CREATED, now
+    ])?;
     Ok(tx.last_insert_rowid())
 }
 

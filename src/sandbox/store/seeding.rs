@@ -35,7 +35,8 @@ impl Store {
     }
 
     pub(crate) async fn apply_seed(&self, seed: Seed) -> Result<(), SandboxError> {
-        self.run("loading the seed", move |tx| apply(tx, &seed)).await
+        self.run("loading the seed", move |tx| apply(tx, &seed))
+            .await
     }
 }
 
@@ -93,7 +94,9 @@ fn upsert_record<R: Record>(
     fresh: impl FnOnce() -> R,
 ) -> Result<Result<(), String>, SandboxError> {
     let sql = format!("SELECT user_id FROM {} WHERE id = ?1", R::TABLE);
-    let current: Option<i64> = tx.query_row(&sql, [record.id], |row| row.get(0)).optional()?;
+    let current: Option<i64> = tx
+        .query_row(&sql, [record.id], |row| row.get(0))
+        .optional()?;
     let mut merged = match current {
         Some(holder) if holder != owner => {
             let (table, id) = (R::TABLE, record.id);
@@ -123,4 +126,3 @@ fn existing<R: Record>(
     map.insert("updated_at".into(), Value::String(record_now()));
     Ok(map)
 }
-

@@ -30,10 +30,10 @@ pub fn exit_code(result: &anyhow::Result<Outcome>) -> ExitCode {
 
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
-        let io_kind = cause
-            .downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind)
-            .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+        let io_kind =
+            cause.downcast_ref::<std::io::Error>().map(std::io::Error::kind).or_else(|| {
+                cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind)
+            });
         io_kind == Some(std::io::ErrorKind::BrokenPipe)
     })
 }

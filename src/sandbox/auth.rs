@@ -23,11 +23,7 @@ impl FromRequestParts<AppState> for User {
             .and_then(|value| value.to_str().ok())
             .and_then(bearer)
             .ok_or(ApiError::Unauthenticated)?;
-        state
-            .tokens
-            .get(token)
-            .map(|id| User(*id))
-            .ok_or(ApiError::Unauthenticated)
+        state.tokens.get(token).map(|id| User(*id)).ok_or(ApiError::Unauthenticated)
     }
 }
 

@@ -60,22 +60,18 @@ impl FaultState {
         check_rate("drop_rate", faults.drop_rate)?;
         let limiter = match faults.rate_limit {
             None => None,
-            Some(n) => Some(RateLimiter::keyed(Quota::per_second(
-                NonZeroU32::new(n).ok_or(SandboxError::InvalidFaults {
+            Some(n) => Some(RateLimiter::keyed(Quota::per_second(NonZeroU32::new(n).ok_or(
+                SandboxError::InvalidFaults {
                     setting: "rate_limit",
                     problem: "must be at least 1 request per second".into(),
-                })?,
-            ))),
+                },
+            )?))),
         };
         let rng = match faults.seed {
             Some(seed) => StdRng::seed_from_u64(seed),
             None => StdRng::from_os_rng(),
         };
-        Ok(FaultState {
-            faults: faults.clone(),
-            rng: Mutex::new(rng),
-            limiter,
-        })
+        Ok(FaultState { faults: faults.clone(), rng: Mutex::new(rng), limiter })
     }
 
     /// Whether no fault can ever fire, so the middleware can be left out of the router.
@@ -85,10 +81,7 @@ impl FaultState {
     }
 
     fn plan(&self) -> Plan {
-        let mut rng = self
-            .rng
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut rng = self.rng.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let (fail, unavailable, drop): (f64, bool, f64) =
             (rng.random(), rng.random(), rng.random());
         let status = if unavailable {
@@ -130,10 +123,7 @@ pub(crate) async fn inject(
 ) -> Response {
     let plan = state.plan();
     let key = request.headers().get(header::AUTHORIZATION);
-    let key = key
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
+    let key = key.and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     let response = if let Some(seconds) = state.retry_after(&key) {
         too_many_attempts(seconds)
     } else if let Some(status) = plan.fail {

@@ -101,11 +101,7 @@ impl AppState {
             None => {}
         }
         let tokens = Arc::new(store.tokens().await?);
-        let state = AppState {
-            store,
-            tokens,
-            faults,
-        };
+        let state = AppState { store, tokens, faults };
         Ok((state, closed))
     }
 }

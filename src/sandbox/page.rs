@@ -39,18 +39,8 @@ pub(crate) fn page_request(query: Option<&str>) -> Result<PageRequest, Validatio
     }
     let mut errors = ValidationErrors::default();
     let page = bounded(page, "page", (1, i64::MAX), 1, &mut errors);
-    let per_page = bounded(
-        per_page,
-        "per_page",
-        (1, MAX_PER_PAGE),
-        DEFAULT_PER_PAGE,
-        &mut errors,
-    );
-    if errors.is_empty() {
-        Ok(PageRequest { page, per_page })
-    } else {
-        Err(errors)
-    }
+    let per_page = bounded(per_page, "per_page", (1, MAX_PER_PAGE), DEFAULT_PER_PAGE, &mut errors);
+    if errors.is_empty() { Ok(PageRequest { page, per_page }) } else { Err(errors) }
 }
 
 fn bounded(
@@ -115,11 +105,7 @@ pub(crate) fn envelope<T>(data: Vec<T>, total: i64, request: PageRequest, path: 
         0 => (None, None),
         n => (Some(request.offset() + 1), Some(request.offset() + n)),
     };
-    let mut links = vec![link(
-        prev_page_url.clone(),
-        "&laquo; Previous".into(),
-        false,
-    )];
+    let mut links = vec![link(prev_page_url.clone(), "&laquo; Previous".into(), false)];
     links.extend((1..=last_page).map(|n| link(Some(url(n)), n.to_string(), n == page)));
     links.push(link(next_page_url.clone(), "Next &raquo;".into(), false));
     Page {
@@ -149,25 +135,9 @@ mod tests {
 
     #[test]
     fn defaults_and_bounds() {
-        assert_eq!(
-            page_request(None).unwrap(),
-            PageRequest {
-                page: 1,
-                per_page: 10
-            }
-        );
-        assert_eq!(
-            page_request(Some("page=3&per_page=100")).unwrap().per_page,
-            100
-        );
-        for bad in [
-            "per_page=0",
-            "per_page=101",
-            "per_page=ten",
-            "page=0",
-            "page=-1",
-            "page=x",
-        ] {
+        assert_eq!(page_request(None).unwrap(), PageRequest { page: 1, per_page: 10 });
+        assert_eq!(page_request(Some("page=3&per_page=100")).unwrap().per_page, 100);
+        for bad in ["per_page=0", "per_page=101", "per_page=ten", "page=0", "page=-1", "page=x"] {
             assert!(page_request(Some(bad)).is_err(), "{bad}");
         }
         let errors = page_request(Some("per_page=101")).unwrap_err();
@@ -179,10 +149,7 @@ mod tests {
 
     #[test]
     fn middle_page_links_both_ways() {
-        let request = PageRequest {
-            page: 2,
-            per_page: 2,
-        };
+        let request = PageRequest { page: 2, per_page: 2 };
         let page = envelope(vec!['c', 'd'], 5, request, "http://h/api/x".into());
         assert_eq!((page.from, page.to, page.last_page), (Some(3), Some(4), 3));
         assert_eq!(page.prev_page_url.as_deref(), Some("http://h/api/x?page=1"));
@@ -194,15 +161,7 @@ mod tests {
 
     #[test]
     fn empty_list_still_has_one_page() {
-        let page = envelope(
-            Vec::<()>::new(),
-            0,
-            PageRequest {
-                page: 1,
-                per_page: 10,
-            },
-            "p".into(),
-        );
+        let page = envelope(Vec::<()>::new(), 0, PageRequest { page: 1, per_page: 10 }, "p".into());
         assert_eq!((page.last_page, page.from, page.to), (1, None, None));
         assert_eq!(page.links.len(), 3);
         assert!(page.prev_page_url.is_none() && page.next_page_url.is_none());

@@ -53,15 +53,13 @@ impl IntoResponse for ApiError {
             }
             ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, "Unauthenticated.".into()),
             ApiError::NotFound(message) => (StatusCode::NOT_FOUND, message.to_string()),
-            ApiError::MalformedJson(problem) => (
-                StatusCode::BAD_REQUEST,
-                format!("The request body is not valid JSON: {problem}."),
-            ),
+            ApiError::MalformedJson(problem) => {
+                (StatusCode::BAD_REQUEST, format!("The request body is not valid JSON: {problem}."))
+            }
             ApiError::UnreadableBody { status, problem } => (status, problem),
-            ApiError::NoRoute(path) => (
-                StatusCode::NOT_FOUND,
-                format!("The route {path} could not be found."),
-            ),
+            ApiError::NoRoute(path) => {
+                (StatusCode::NOT_FOUND, format!("The route {path} could not be found."))
+            }
             ApiError::WrongMethod { method, path } => (
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!("The {method} method is not supported for route {path}."),

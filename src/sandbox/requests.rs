@@ -9,13 +9,8 @@ use super::validation::{ValidationErrors, format_invalid, must_be, required};
 use super::wire::StringMap;
 
 /// Order of the lead fields' rules, which is the order Laravel lists their errors in.
-pub(crate) const LEAD_FIELD_ORDER: [&str; 5] = [
-    "phone_number",
-    "campaign_id",
-    "variables",
-    "allow_dupplicate",
-    "secondary_contacts",
-];
+pub(crate) const LEAD_FIELD_ORDER: [&str; 5] =
+    ["phone_number", "campaign_id", "variables", "allow_dupplicate", "secondary_contacts"];
 
 /// A create-lead body after the pure rules: what parsed, and what failed.
 #[derive(Debug, Default)]
@@ -47,20 +42,9 @@ pub(crate) fn lead(body: &Value) -> LeadDraft {
     let phone_number = phone(input.get("phone_number"), "phone_number", &mut errors);
     let campaign_id = integer(input.get("campaign_id"), "campaign_id", &mut errors);
     let variables = variables(input.get("variables"), "variables", &mut errors);
-    let allow_duplicate = boolean(
-        input.get("allow_dupplicate"),
-        "allow_dupplicate",
-        &mut errors,
-    );
+    let allow_duplicate = boolean(input.get("allow_dupplicate"), "allow_dupplicate", &mut errors);
     let secondary_contacts = contacts(input.get("secondary_contacts"), &mut errors);
-    LeadDraft {
-        phone_number,
-        campaign_id,
-        variables,
-        allow_duplicate,
-        secondary_contacts,
-        errors,
-    }
+    LeadDraft { phone_number, campaign_id, variables, allow_duplicate, secondary_contacts, errors }
 }
 
 pub(crate) fn webhook(body: &Value) -> Result<WebhookRequest, ValidationErrors> {
@@ -69,10 +53,9 @@ pub(crate) fn webhook(body: &Value) -> Result<WebhookRequest, ValidationErrors> 
     let assistant_id = integer(input.get("assistant_id"), "assistant_id", &mut errors);
     let webhook_url = http_url(input.get("webhook_url"), "webhook_url", &mut errors);
     match (assistant_id, webhook_url) {
-        (Some(assistant_id), Some(webhook_url)) if errors.is_empty() => Ok(WebhookRequest {
-            assistant_id,
-            webhook_url,
-        }),
+        (Some(assistant_id), Some(webhook_url)) if errors.is_empty() => {
+            Ok(WebhookRequest { assistant_id, webhook_url })
+        }
         _ => Err(errors),
     }
 }
@@ -174,9 +157,7 @@ fn contacts(value: Option<&Value>, errors: &mut ValidationErrors) -> Vec<Contact
         return Vec::new();
     };
     let parsed = items.iter().enumerate();
-    parsed
-        .filter_map(|(index, item)| contact(index, item, errors))
-        .collect()
+    parsed.filter_map(|(index, item)| contact(index, item, errors)).collect()
 }
 
 fn contact(index: usize, item: &Value, errors: &mut ValidationErrors) -> Option<ContactDraft> {
@@ -187,15 +168,8 @@ fn contact(index: usize, item: &Value, errors: &mut ValidationErrors) -> Option<
     };
     let phone_field = format!("{field}.phone_number");
     let phone_number = phone(object.get("phone_number"), &phone_field, errors);
-    let variables = variables(
-        object.get("variables"),
-        &format!("{field}.variables"),
-        errors,
-    );
-    phone_number.map(|phone_number| ContactDraft {
-        phone_number,
-        variables,
-    })
+    let variables = variables(object.get("variables"), &format!("{field}.variables"), errors);
+    phone_number.map(|phone_number| ContactDraft { phone_number, variables })
 }
 
 /// The spec asks for a URL where notifications are sent, so only absolute http(s) URLs pass.
@@ -237,14 +211,8 @@ mod tests {
     fn empty_lead_body_reports_the_required_fields() {
         let draft = lead(&json!({}));
         let errors = serde_json::to_value(&draft.errors).unwrap();
-        assert_eq!(
-            errors["message"],
-            "The phone number field is required. (and 1 more error)"
-        );
-        assert_eq!(
-            errors["errors"]["campaign_id"][0],
-            "The campaign id field is required."
-        );
+        assert_eq!(errors["message"], "The phone number field is required. (and 1 more error)");
+        assert_eq!(errors["errors"]["campaign_id"][0], "The campaign id field is required.");
     }
 
     #[test]

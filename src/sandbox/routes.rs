@@ -20,10 +20,7 @@ pub(crate) fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/user/assistants/get", get(list_assistants))
         .route("/api/user/assistants/outbound", get(outbound_assistants))
-        .route(
-            "/api/user/assistants/enable-conversation-ended-webhook",
-            post(enable_webhook),
-        )
+        .route("/api/user/assistants/enable-conversation-ended-webhook", post(enable_webhook))
         .route("/api/user/lead", post(create_lead))
         .route("/api/user/leads", get(list_leads))
         .route("/api/user/campaigns", get(list_campaigns))
@@ -39,10 +36,7 @@ async fn list_assistants(
     uri: Uri,
 ) -> Result<Json<Page<Assistant>>, ApiError> {
     let request = page_request(uri.query())?;
-    let found = state
-        .store
-        .assistants_page(user, request.offset(), request.per_page)
-        .await?;
+    let found = state.store.assistants_page(user, request.offset(), request.per_page).await?;
     let path = format!("http://{}{}", host(&headers, &uri), uri.path());
     Ok(Json(envelope(found.assistants, found.total, request, path)))
 }
@@ -76,10 +70,7 @@ async fn create_lead(
 ) -> Result<Json<Envelope<Lead>>, ApiError> {
     let draft = requests::lead(&json_body(body)?);
     let lead = state.store.create_lead(user, draft).await??;
-    Ok(Json(Envelope {
-        message: "Lead created successfully",
-        data: lead,
-    }))
+    Ok(Json(Envelope { message: "Lead created successfully", data: lead }))
 }
 
 async fn list_leads(State(state): State<AppState>, User(user): User) -> Result<Response, ApiError> {
@@ -94,16 +85,10 @@ async fn enable_webhook(
     let request = requests::webhook(&json_body(body)?)?;
     let (assistant, url) = (request.assistant_id, request.webhook_url);
     let store = &state.store;
-    if !store
-        .enable_conversation_webhook(user, assistant, url)
-        .await?
-    {
+    if !store.enable_conversation_webhook(user, assistant, url).await? {
         return Err(ApiError::NotFound("Assistant not found."));
     }
-    Ok(Json(Envelope {
-        message: "Conversation ended webhook enabled successfully",
-        data: [],
-    }))
+    Ok(Json(Envelope { message: "Conversation ended webhook enabled successfully", data: [] }))
 }
 
 async fn no_route(uri: Uri) -> ApiError {

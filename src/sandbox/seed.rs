@@ -62,15 +62,11 @@ struct RawUser {
 impl Seed {
     /// Reads and checks a seed file.
     pub fn from_path(path: &Path) -> Result<Seed, SandboxError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SandboxError::ReadSeed {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SandboxError::ReadSeed { path: path.to_path_buf(), source })?;
         let name = path.display().to_string();
-        let json = serde_json::from_str(&text).map_err(|source| SandboxError::ParseSeed {
-            seed: name.clone(),
-            source,
-        })?;
+        let json = serde_json::from_str(&text)
+            .map_err(|source| SandboxError::ParseSeed { seed: name.clone(), source })?;
         Seed::from_json(name, json)
     }
 
@@ -81,11 +77,8 @@ impl Seed {
 
     /// Checks a seed given as JSON; `name` says where it came from in errors.
     pub fn from_json(name: String, json: Value) -> Result<Seed, SandboxError> {
-        let raw: RawSeed =
-            serde_json::from_value(json).map_err(|source| SandboxError::ParseSeed {
-                seed: name.clone(),
-                source,
-            })?;
+        let raw: RawSeed = serde_json::from_value(json)
+            .map_err(|source| SandboxError::ParseSeed { seed: name.clone(), source })?;
         let users = check_users(raw.users).map_err(|(at, problem)| SandboxError::InvalidSeed {
             seed: name.clone(),
             at,
@@ -120,12 +113,7 @@ fn check_users(raw: Vec<RawUser>) -> Result<Vec<SeedUser>, Problem> {
             check_records::<Campaign>(&at, "campaigns", user.campaigns, &mut campaign_ids)?;
         let assistants =
             check_records::<Assistant>(&at, "assistants", user.assistants, &mut assistant_ids)?;
-        users.push(SeedUser {
-            id: user.id,
-            token,
-            campaigns,
-            assistants,
-        });
+        users.push(SeedUser { id: user.id, token, campaigns, assistants });
     }
     Ok(users)
 }
@@ -140,12 +128,8 @@ fn check_records<R: Record>(
     for (index, fields) in raw.into_iter().enumerate() {
         let at = format!("{user_at}.{kind}[{index}]");
         let id = fields.get("id").and_then(Value::as_i64);
-        let id = id.ok_or_else(|| {
-            (
-                format!("{at}.id"),
-                "is required and must be an integer".into(),
-            )
-        })?;
+        let id =
+            id.ok_or_else(|| (format!("{at}.id"), "is required and must be an integer".into()))?;
         if !seen.insert(id) {
             return Err((format!("{at}.id"), format!("repeats {kind} id {id}")));
         }
@@ -195,15 +179,7 @@ fn check_field<R: Record>(key: &str, value: &Value) -> Result<(), String> {
 /// Formats the spec fixes beyond JSON types.
 fn format_problem(key: &str, value: &Value) -> Option<String> {
     let text = value.as_str();
-    let days = [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ];
+    let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
     match key {
         "created_at" | "updated_at" | "deleted_at"
             if text.is_some_and(|t| !is_record_timestamp(t)) =>
@@ -220,9 +196,7 @@ fn format_problem(key: &str, value: &Value) -> Option<String> {
         }
         "allowed_days" => {
             let all = value.as_array().into_iter().flatten();
-            let bad = all
-                .filter_map(Value::as_str)
-                .find(|day| !days.contains(day));
+            let bad = all.filter_map(Value::as_str).find(|day| !days.contains(day));
             bad.map(|day| format!("has `{day}`; use lowercase English day names"))
         }
         _ => None,
@@ -236,9 +210,7 @@ mod tests {
     use super::Seed;
 
     fn problem(json: serde_json::Value) -> String {
-        Seed::from_json("seed.json".into(), json)
-            .unwrap_err()
-            .to_string()
+        Seed::from_json("seed.json".into(), json).unwrap_err().to_string()
     }
 
     #[test]
@@ -269,14 +241,9 @@ mod tests {
         );
         let message =
             problem(json!({"users": [{"id": 1, "token": "t", "assistants": [{"name": "x"}]}]}));
-        assert!(
-            message.contains("`users[0].assistants[0].id` is required"),
-            "{message}"
-        );
-        let message = problem(
-            json!({"users": [{"id": 1, "token": "t", "campaigns": [{"id": 1,
-            "allowed_days": ["Monday"]}]}]}),
-        );
+        assert!(message.contains("`users[0].assistants[0].id` is required"), "{message}");
+        let message = problem(json!({"users": [{"id": 1, "token": "t", "campaigns": [{"id": 1,
+            "allowed_days": ["Monday"]}]}]}));
         assert!(message.contains("allowed_days"), "{message}");
         let message = problem(json!({"users": [{"id": 1, "token": "t"}, {"id": 2, "token": "t"}]}));
         assert!(message.contains("users[1].token"), "{message}");

@@ -47,19 +47,12 @@ impl Sandbox {
         let listener = TcpListener::bind(bind)
             .await
             .map_err(|source| SandboxError::Bind { addr: bind, source })?;
-        let addr = listener
-            .local_addr()
-            .map_err(|source| SandboxError::Bind { addr: bind, source })?;
+        let addr =
+            listener.local_addr().map_err(|source| SandboxError::Bind { addr: bind, source })?;
         let (stop, stopping) = watch::channel(false);
         let server = tokio::spawn(accept_loop(listener, app(state), stopping));
         tracing::info!("sandbox listening on http://{addr}/api");
-        Ok(Sandbox {
-            addr,
-            base_url: format!("http://{addr}/api"),
-            stop,
-            server,
-            closed,
-        })
+        Ok(Sandbox { addr, base_url: format!("http://{addr}/api"), stop, server, closed })
     }
 
     /// Stops accepting, lets requests in flight finish (up to a few seconds), and waits until

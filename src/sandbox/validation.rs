@@ -25,10 +25,7 @@ impl ValidationErrors {
     /// Messages of one field, for tests and callers that want to inspect a failure.
     #[cfg(test)]
     pub(crate) fn messages(&self, field: &str) -> Option<&[String]> {
-        self.fields
-            .iter()
-            .find(|(name, _)| name == field)
-            .map(|(_, messages)| messages.as_slice())
+        self.fields.iter().find(|(name, _)| name == field).map(|(_, messages)| messages.as_slice())
     }
 
     /// Reorders fields by the position of their top-level name in `order`, keeping the order of
@@ -37,10 +34,7 @@ impl ValidationErrors {
     pub(crate) fn sort_by_field_order(&mut self, order: &[&str]) {
         let rank = |field: &str| {
             let top = field.split('.').next().unwrap_or(field);
-            order
-                .iter()
-                .position(|name| *name == top)
-                .unwrap_or(order.len())
+            order.iter().position(|name| *name == top).unwrap_or(order.len())
         };
         self.fields.sort_by_key(|(field, _)| rank(field));
     }
@@ -111,10 +105,7 @@ mod tests {
         errors.add("phone_number", required("phone_number"));
         assert_eq!(errors.summary(), "The phone number field is required.");
         errors.add("campaign_id", required("campaign_id"));
-        assert_eq!(
-            errors.summary(),
-            "The phone number field is required. (and 1 more error)"
-        );
+        assert_eq!(errors.summary(), "The phone number field is required. (and 1 more error)");
         errors.add("phone_number", taken("phone_number"));
         assert!(errors.summary().ends_with("(and 2 more errors)"));
     }
@@ -127,23 +118,8 @@ mod tests {
         errors.add("phone_number", taken("phone_number"));
         errors.sort_by_field_order(&["phone_number", "campaign_id", "secondary_contacts"]);
         let body = serde_json::to_value(&errors).unwrap();
-        let fields: Vec<_> = body["errors"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(
-            fields,
-            [
-                "phone_number",
-                "campaign_id",
-                "secondary_contacts.0.phone_number"
-            ]
-        );
-        assert_eq!(
-            body["message"],
-            "The phone number has already been taken. (and 2 more errors)"
-        );
+        let fields: Vec<_> = body["errors"].as_object().unwrap().keys().cloned().collect();
+        assert_eq!(fields, ["phone_number", "campaign_id", "secondary_contacts.0.phone_number"]);
+        assert_eq!(body["message"], "The phone number has already been taken. (and 2 more errors)");
     }
 }

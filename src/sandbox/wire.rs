@@ -17,9 +17,9 @@ impl<'de> Deserialize<'de> for StringMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let map = Map::<String, Value>::deserialize(deserializer)?;
         match map.iter().find(|(_, value)| !value.is_string()) {
-            Some((key, _)) => Err(serde::de::Error::custom(format!(
-                "variable `{key}` must be a string"
-            ))),
+            Some((key, _)) => {
+                Err(serde::de::Error::custom(format!("variable `{key}` must be a string")))
+            }
             None => Ok(StringMap(map)),
         }
     }

@@ -22,7 +22,8 @@ fn campaigns_list_as_table_and_as_json() {
 #[test]
 fn assistants_list_pages_all_and_outbound() {
     let sb = TestSandbox::start();
-    let (out, err) = sb.cli(ALICE).args(["assistants", "list", "--per-page", "1", "--page", "2"]).ok();
+    let (out, err) =
+        sb.cli(ALICE).args(["assistants", "list", "--per-page", "1", "--page", "2"]).ok();
     assert!(out.contains("Alice Outbound") && !out.contains("Alice Inbound"), "{out}");
     assert!(err.contains("page 2 of 2"), "{err}");
     let (out, _) = sb.cli(ALICE).args(["assistants", "list", "--all", "--output", "json"]).ok();
@@ -33,7 +34,12 @@ fn assistants_list_pages_all_and_outbound() {
     assert_eq!(page["total"], 2);
     assert!(page["links"].is_array());
     let (out, _) = sb.cli(ALICE).args(["assistants", "outbound"]).ok();
-    assert!(out.contains("Alice Outbound") && !out.contains("Alice Inbound") && !out.contains("Alice Deleted"), "{out}");
+    assert!(
+        out.contains("Alice Outbound")
+            && !out.contains("Alice Inbound")
+            && !out.contains("Alice Deleted"),
+        "{out}"
+    );
     // Page size is checked before anything is sent.
     sb.cli(ALICE).args(["assistants", "list", "--per-page", "101"]).expect_code(2);
     sb.cli(ALICE).args(["assistants", "list", "--per-page", "0"]).expect_code(2);
@@ -58,19 +64,30 @@ fn leads_list_shows_created_leads() {
 #[test]
 fn webhook_enable_succeeds_and_reports_404() {
     let sb = TestSandbox::start();
-    let (_, err) = sb.cli(ALICE).args(["webhook", "enable", "--assistant", "101", "--url", "https://hooks.example.com/a"]).ok();
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["webhook", "enable", "--assistant", "101", "--url", "https://hooks.example.com/a"])
+        .ok();
     assert!(err.to_lowercase().contains("webhook"), "{err}");
-    let (_, err) =
-        sb.cli(ALICE).args(["webhook", "enable", "--assistant", "200", "--url", "https://hooks.example.com/a"]).expect_code(1);
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["webhook", "enable", "--assistant", "200", "--url", "https://hooks.example.com/a"])
+        .expect_code(1);
     assert!(err.starts_with("error: not found (404)"), "{err}");
-    let (_, err) = sb.cli(ALICE).args(["webhook", "enable", "--assistant", "101", "--url", "nope"]).expect_code(1);
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["webhook", "enable", "--assistant", "101", "--url", "nope"])
+        .expect_code(1);
     assert!(err.contains("422") && err.contains("webhook_url"), "{err}");
 }
 
 #[test]
 fn tokens_come_from_env_or_file_and_never_show() {
     let sb = TestSandbox::start();
-    let (_, err) = Cli::new().env("LEADSYNC_BASE_URL", &sb.base_url).args(["campaigns", "list"]).expect_code(1);
+    let (_, err) = Cli::new()
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .args(["campaigns", "list"])
+        .expect_code(1);
     assert!(err.contains("LEADSYNC_TOKEN") && err.contains("--token-file"), "{err}");
     let (out, err) = sb.cli("sup3r-s3cret-wrong").args(["campaigns", "list"]).expect_code(1);
     assert!(err.contains("refused the token (401)"), "{err}");
@@ -93,9 +110,13 @@ fn tokens_come_from_env_or_file_and_never_show() {
 fn base_urls_must_end_in_api_and_be_https_off_loopback() {
     let sb = TestSandbox::start();
     let without_api = sb.base_url.trim_end_matches("/api");
-    let (_, err) = sb.cli(ALICE).args(["campaigns", "list", "--base-url", without_api]).expect_code(1);
+    let (_, err) =
+        sb.cli(ALICE).args(["campaigns", "list", "--base-url", without_api]).expect_code(1);
     assert!(err.contains(&format!("use `{without_api}/api`")), "{err}");
-    let (_, err) = sb.cli(ALICE).args(["campaigns", "list", "--base-url", "http://calls.example.com/api"]).expect_code(1);
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["campaigns", "list", "--base-url", "http://calls.example.com/api"])
+        .expect_code(1);
     assert!(err.contains("--allow-insecure-http"), "{err}");
 }
 
@@ -113,7 +134,8 @@ fn usage_errors_exit_2_and_help_exits_0() {
 fn sandbox_flag_needs_no_account() {
     let (out, _) = Cli::new().args(["--sandbox", "campaigns", "list"]).ok();
     assert!(out.contains("Spring Outreach"), "{out}");
-    let (out, _) = Cli::new().args(["--sandbox", "assistants", "outbound", "--output", "json"]).ok();
+    let (out, _) =
+        Cli::new().args(["--sandbox", "assistants", "outbound", "--output", "json"]).ok();
     assert!(json(&out).as_array().unwrap().iter().all(|a| a["type"] == "outbound"));
 }
 

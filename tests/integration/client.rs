@@ -3,7 +3,8 @@
 use std::time::{Duration, Instant};
 
 use leadsync::client::{
-    Assistant, Campaign, Client, ClientConfig, ClientError, Lead, NewContact, NewLead, OutboundAssistant, Page, Token,
+    Assistant, Campaign, Client, ClientConfig, ClientError, Lead, NewContact, NewLead,
+    OutboundAssistant, Page, Token,
 };
 use leadsync::sandbox::Faults;
 use serde_json::Value;
@@ -14,13 +15,18 @@ fn lead(phone: &str, campaign: u64) -> NewLead {
     NewLead {
         phone_number: phone.to_string(),
         campaign_id: campaign,
-        variables: [("customer_name".to_string(), "Zoë Ünal 🚀".to_string()), ("email".to_string(), "z@example.com".to_string())]
-            .into_iter()
-            .collect(),
+        variables: [
+            ("customer_name".to_string(), "Zoë Ünal 🚀".to_string()),
+            ("email".to_string(), "z@example.com".to_string()),
+        ]
+        .into_iter()
+        .collect(),
         allow_dupplicate: false,
         secondary_contacts: vec![NewContact {
             phone_number: "+4930123456".to_string(),
-            variables: [("customer_name".to_string(), "Assistant".to_string())].into_iter().collect(),
+            variables: [("customer_name".to_string(), "Assistant".to_string())]
+                .into_iter()
+                .collect(),
         }],
     }
 }
@@ -45,7 +51,10 @@ fn campaigns_decode_every_field_and_round_trip() {
     assert_eq!(spring.name, "Spring Outreach");
     assert_eq!(spring.max_calls_in_parallel, 3);
     assert_eq!(spring.status, "draft");
-    assert!(spring.allowed_hours_start_time.len() == 8 && spring.allowed_days.iter().all(|d| d.ends_with("day")));
+    assert!(
+        spring.allowed_hours_start_time.len() == 8
+            && spring.allowed_days.iter().all(|d| d.ends_with("day"))
+    );
     // YYYY-MM-DDTHH:MM:SS.ffffffZ
     assert_eq!(spring.created_at.0.len(), 27, "{}", spring.created_at.0);
     assert!(spring.created_at.0.ends_with('Z') && spring.created_at.0.as_bytes()[19] == b'.');
@@ -59,7 +68,10 @@ fn assistants_pages_walk_every_edge() {
     assert_eq!((first.current_page, first.per_page, first.total, first.last_page), (1, 1, 2, 2));
     assert_eq!((first.from, first.to), (Some(1), Some(1)));
     assert!(first.prev_page_url.is_none() && first.next_page_url.is_some());
-    assert!(first.links.first().unwrap().label.contains("Previous") && first.links.last().unwrap().label.contains("Next"));
+    assert!(
+        first.links.first().unwrap().label.contains("Previous")
+            && first.links.last().unwrap().label.contains("Next")
+    );
     assert!(first.links.iter().any(|l| l.label == "1" && l.active));
     let last = sb.block_on(client.list_assistants(2, 1)).unwrap();
     assert_eq!(last.data.len(), 1);
@@ -96,7 +108,10 @@ fn full_and_summary_assistants_round_trip() {
     for record in &outbound_raw {
         assert_round_trip::<OutboundAssistant>(record);
         assert_eq!(record["type"], "outbound");
-        assert!(record.get("system_prompt").is_some() && record.get("tools").is_none(), "summary fields only");
+        assert!(
+            record.get("system_prompt").is_some() && record.get("tools").is_none(),
+            "summary fields only"
+        );
     }
     let full = sb.block_on(client.all_assistants()).unwrap();
     let outbound = full.iter().find(|a| a.id == 101).unwrap();
@@ -111,7 +126,10 @@ fn leads_are_created_listed_and_round_trip() {
     let created = sb.block_on(client.create_lead(&lead("+4915112345678", 10))).unwrap();
     assert!(!created.message.is_empty());
     let data = created.data.unwrap();
-    assert_eq!((data.phone_number.as_str(), data.campaign_id, data.status.as_str()), ("+4915112345678", 10, "created"));
+    assert_eq!(
+        (data.phone_number.as_str(), data.campaign_id, data.status.as_str()),
+        ("+4915112345678", 10, "created")
+    );
     assert_eq!(data.campaign.name, "Spring Outreach");
     assert_eq!(data.variables["customer_name"], "Zoë Ünal 🚀");
     assert_eq!(data.secondary_contacts.len(), 1);
@@ -156,7 +174,10 @@ fn invalid_leads_get_per_field_messages() {
     assert!(names.contains(&"phone_number"), "{names:?}");
     assert!(names.iter().any(|n| n.starts_with("secondary_contacts.0")), "{names:?}");
     let err = sb.block_on(client.create_lead(&lead("+4915112345678", 999))).unwrap_err();
-    assert!(matches!(&err, ClientError::Validation { fields, .. } if fields.iter().any(|f| f.field == "campaign_id")), "{err:?}");
+    assert!(
+        matches!(&err, ClientError::Validation { fields, .. } if fields.iter().any(|f| f.field == "campaign_id")),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -165,21 +186,27 @@ fn tenants_never_see_each_other() {
     let (alice, bob) = (sb.client(ALICE), sb.client(BOB));
     sb.block_on(alice.create_lead(&lead("+4915112345678", 10))).unwrap();
     sb.block_on(bob.create_lead(&lead("+4915112345679", 20))).unwrap();
-    let bob_campaigns: Vec<u64> = sb.block_on(bob.list_campaigns()).unwrap().iter().map(|c| c.id).collect();
+    let bob_campaigns: Vec<u64> =
+        sb.block_on(bob.list_campaigns()).unwrap().iter().map(|c| c.id).collect();
     assert_eq!(bob_campaigns, [20]);
     let bob_leads = sb.block_on(bob.list_leads()).unwrap();
     assert_eq!(bob_leads.len(), 1);
     assert_eq!(bob_leads[0].phone_number, "+4915112345679");
-    let bob_assistants: Vec<u64> = sb.block_on(bob.all_assistants()).unwrap().iter().map(|a| a.id).collect();
+    let bob_assistants: Vec<u64> =
+        sb.block_on(bob.all_assistants()).unwrap().iter().map(|a| a.id).collect();
     assert_eq!(bob_assistants, [200]);
     // Writing into the other tenant's campaign or assistant looks exactly like a missing one.
     let err = sb.block_on(alice.create_lead(&lead("+4915112345670", 20))).unwrap_err();
     assert!(matches!(err, ClientError::Validation { .. }), "{err:?}");
     let err = sb.block_on(bob.create_lead(&lead("+4915112345670", 10))).unwrap_err();
     assert!(matches!(err, ClientError::Validation { .. }), "{err:?}");
-    let err = sb.block_on(alice.enable_conversation_ended_webhook(200, "https://hooks.example.com/x")).unwrap_err();
+    let err = sb
+        .block_on(alice.enable_conversation_ended_webhook(200, "https://hooks.example.com/x"))
+        .unwrap_err();
     assert!(matches!(err, ClientError::NotFound { .. }), "{err:?}");
-    let err = sb.block_on(bob.enable_conversation_ended_webhook(101, "https://hooks.example.com/x")).unwrap_err();
+    let err = sb
+        .block_on(bob.enable_conversation_ended_webhook(101, "https://hooks.example.com/x"))
+        .unwrap_err();
     assert!(matches!(err, ClientError::NotFound { .. }), "{err:?}");
     assert_eq!(sb.block_on(alice.list_leads()).unwrap().len(), 1);
 }
@@ -188,16 +215,26 @@ fn tenants_never_see_each_other() {
 fn webhook_enable_answers_200_404_422() {
     let sb = TestSandbox::start();
     let client = sb.client(ALICE);
-    let message = sb.block_on(client.enable_conversation_ended_webhook(101, "https://hooks.example.com/ended")).unwrap();
+    let message = sb
+        .block_on(client.enable_conversation_ended_webhook(101, "https://hooks.example.com/ended"))
+        .unwrap();
     assert!(message.to_lowercase().contains("webhook"), "{message}");
     // Enabling again is fine.
-    sb.block_on(client.enable_conversation_ended_webhook(101, "https://hooks.example.com/ended2")).unwrap();
-    let err = sb.block_on(client.enable_conversation_ended_webhook(9999, "https://hooks.example.com/x")).unwrap_err();
+    sb.block_on(client.enable_conversation_ended_webhook(101, "https://hooks.example.com/ended2"))
+        .unwrap();
+    let err = sb
+        .block_on(client.enable_conversation_ended_webhook(9999, "https://hooks.example.com/x"))
+        .unwrap_err();
     assert!(matches!(err, ClientError::NotFound { .. }), "{err:?}");
-    let err = sb.block_on(client.enable_conversation_ended_webhook(102, "https://hooks.example.com/x")).unwrap_err();
+    let err = sb
+        .block_on(client.enable_conversation_ended_webhook(102, "https://hooks.example.com/x"))
+        .unwrap_err();
     assert!(matches!(err, ClientError::NotFound { .. }), "a deleted assistant: {err:?}");
     let err = sb.block_on(client.enable_conversation_ended_webhook(101, "not a url")).unwrap_err();
-    assert!(matches!(&err, ClientError::Validation { fields, .. } if fields.iter().any(|f| f.field == "webhook_url")), "{err:?}");
+    assert!(
+        matches!(&err, ClientError::Validation { fields, .. } if fields.iter().any(|f| f.field == "webhook_url")),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -206,7 +243,9 @@ fn a_missing_or_wrong_token_is_401() {
     let err = sb.block_on(sb.client("wrong-token").list_campaigns()).unwrap_err();
     assert!(matches!(err, ClientError::Unauthorized { status: 401, .. }), "{err:?}");
     assert!(!err.to_string().contains("wrong-token"), "the token must not appear in errors: {err}");
-    let response = sb.block_on(reqwest::Client::new().get(format!("{}/user/campaigns", sb.base_url)).send()).unwrap();
+    let response = sb
+        .block_on(reqwest::Client::new().get(format!("{}/user/campaigns", sb.base_url)).send())
+        .unwrap();
     assert_eq!(response.status(), 401);
     let body: Value = sb.block_on(response.json()).unwrap();
     assert!(body["message"].is_string());
@@ -214,7 +253,8 @@ fn a_missing_or_wrong_token_is_401() {
 
 #[test]
 fn server_errors_are_typed_and_retryable() {
-    let sb = TestSandbox::with_faults(Faults { fail_rate: 1.0, seed: Some(1), ..Faults::default() });
+    let sb =
+        TestSandbox::with_faults(Faults { fail_rate: 1.0, seed: Some(1), ..Faults::default() });
     let err = sb.block_on(sb.client(ALICE).create_lead(&lead("+4915112345678", 10))).unwrap_err();
     assert!(matches!(err, ClientError::Server { status: 500 | 503, .. }), "{err:?}");
     assert!(err.is_retryable() && !err.maybe_applied());
@@ -237,7 +277,11 @@ fn a_dropped_connection_after_the_write_is_interrupted_and_the_lead_exists() {
 
 #[test]
 fn rate_limits_say_how_long_to_wait() {
-    let sb = TestSandbox::with_faults(Faults { rate_limit: Some(1), seed: Some(1), ..Faults::default() });
+    let sb = TestSandbox::with_faults(Faults {
+        rate_limit: Some(1),
+        seed: Some(1),
+        ..Faults::default()
+    });
     let client = sb.client(ALICE);
     let results: Vec<_> = (0..5).map(|_| sb.block_on(client.list_campaigns())).collect();
     let limited = results.iter().find_map(|r| r.as_ref().err()).expect("some request is limited");
@@ -248,12 +292,21 @@ fn rate_limits_say_how_long_to_wait() {
 
 #[test]
 fn latency_and_timeouts() {
-    let sb = TestSandbox::with_faults(Faults { latency: Duration::from_millis(300), ..Faults::default() });
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(300),
+        ..Faults::default()
+    });
     let started = Instant::now();
     sb.block_on(sb.client(ALICE).list_campaigns()).unwrap();
     assert!(started.elapsed() >= Duration::from_millis(300));
     let impatient = Client::new(
-        ClientConfig::new(&sb.base_url, Token::new(ALICE).unwrap(), Duration::from_millis(100), false).unwrap(),
+        ClientConfig::new(
+            &sb.base_url,
+            Token::new(ALICE).unwrap(),
+            Duration::from_millis(100),
+            false,
+        )
+        .unwrap(),
     )
     .unwrap();
     let err = sb.block_on(impatient.list_campaigns()).unwrap_err();
@@ -265,7 +318,13 @@ fn an_unreachable_service_is_a_connect_error() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
-    let config = ClientConfig::new(&format!("http://127.0.0.1:{port}/api"), Token::new("t").unwrap(), Duration::from_secs(2), false).unwrap();
+    let config = ClientConfig::new(
+        &format!("http://127.0.0.1:{port}/api"),
+        Token::new("t").unwrap(),
+        Duration::from_secs(2),
+        false,
+    )
+    .unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let err = runtime.block_on(Client::new(config).unwrap().list_campaigns()).unwrap_err();
     assert!(matches!(err, ClientError::Connect { .. }), "{err:?}");

@@ -62,14 +62,29 @@ impl TestSandbox {
         std::fs::write(&seed_path, SEED).unwrap();
         let seed = Seed::from_path(&seed_path).unwrap();
         let config = SandboxConfig { db: Some(db), seed: Some(seed), faults };
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
         let sandbox = runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], 0).into())).unwrap();
-        TestSandbox { base_url: sandbox.base_url.clone(), dir, runtime: Some(runtime), sandbox: Some(sandbox) }
+        TestSandbox {
+            base_url: sandbox.base_url.clone(),
+            dir,
+            runtime: Some(runtime),
+            sandbox: Some(sandbox),
+        }
     }
 
     /// A library client for `token`.
     pub fn client(&self, token: &str) -> Client {
-        let config = ClientConfig::new(&self.base_url, Token::new(token).unwrap(), Duration::from_secs(10), false).unwrap();
+        let config = ClientConfig::new(
+            &self.base_url,
+            Token::new(token).unwrap(),
+            Duration::from_secs(10),
+            false,
+        )
+        .unwrap();
         Client::new(config).unwrap()
     }
 
@@ -108,7 +123,13 @@ pub struct Cli {
 impl Cli {
     pub fn new() -> Cli {
         let mut cmd = Command::cargo_bin("leadsync").unwrap();
-        for var in ["LEADSYNC_BASE_URL", "LEADSYNC_TOKEN", "LEADSYNC_TOKEN_FILE", "LEADSYNC_TIMEOUT", "RUST_LOG"] {
+        for var in [
+            "LEADSYNC_BASE_URL",
+            "LEADSYNC_TOKEN",
+            "LEADSYNC_TOKEN_FILE",
+            "LEADSYNC_TIMEOUT",
+            "RUST_LOG",
+        ] {
             cmd.env_remove(var);
         }
         cmd.timeout(Duration::from_secs(120));
@@ -139,7 +160,11 @@ impl Cli {
         let output = self.cmd.output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout).to_string();
         let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-        assert_eq!(output.status.code(), Some(code), "exit code\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "exit code\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
         (stdout, stderr)
     }
 

@@ -28,9 +28,7 @@ impl Store {
     ) -> Result<AssistantPage, SandboxError> {
         self.run("listing assistants", move |tx| {
             let count = format!("SELECT COUNT(*) FROM assistants WHERE {VISIBLE}");
-            let total = tx
-                .prepare_cached(&count)?
-                .query_row([user], |row| row.get(0))?;
+            let total = tx.prepare_cached(&count)?.query_row([user], |row| row.get(0))?;
             let window = "LIMIT ?2 OFFSET ?3";
             let assistants = select_window(tx, VISIBLE, window, params![user, limit, offset])?;
             Ok(AssistantPage { assistants, total })
@@ -51,10 +49,7 @@ impl Store {
     }
 
     pub(crate) async fn campaigns(&self, user: i64) -> Result<Vec<Campaign>, SandboxError> {
-        self.run("listing campaigns", move |tx| {
-            select(tx, "user_id = ?1", [user])
-        })
-        .await
+        self.run("listing campaigns", move |tx| select(tx, "user_id = ?1", [user])).await
     }
 
     /// Points the assistant's conversation-ended notifications at `url`, replacing any earlier
@@ -97,10 +92,7 @@ impl Store {
         self.run("reading a conversation-ended webhook", move |tx| {
             use rusqlite::OptionalExtension;
             let sql = "SELECT url FROM conversation_webhooks WHERE assistant_id = ?1";
-            Ok(tx
-                .prepare_cached(sql)?
-                .query_row([assistant], |row| row.get(0))
-                .optional()?)
+            Ok(tx.prepare_cached(sql)?.query_row([assistant], |row| row.get(0)).optional()?)
         })
         .await
     }

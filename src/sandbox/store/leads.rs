@@ -24,8 +24,7 @@ impl Store {
         user: i64,
         draft: LeadDraft,
     ) -> Result<Result<Lead, ValidationErrors>, SandboxError> {
-        self.run("creating a lead", move |tx| create(tx, user, draft))
-            .await
+        self.run("creating a lead", move |tx| create(tx, user, draft)).await
     }
 
     /// All main leads of `user` with their campaign and secondary contacts, ordered by id.
@@ -65,12 +64,7 @@ fn create(
     match (draft.phone_number, campaign) {
         (Some(phone), Some(campaign)) if errors.is_empty() => {
             let lead = insert(tx, user, campaign, phone, draft.variables)?;
-            Ok(Ok(attach_contacts(
-                tx,
-                user,
-                lead,
-                draft.secondary_contacts,
-            )?))
+            Ok(Ok(attach_contacts(tx, user, lead, draft.secondary_contacts)?))
         }
         _ => {
             errors.sort_by_field_order(&LEAD_FIELD_ORDER);
@@ -86,10 +80,8 @@ fn campaign_of(
     id: i64,
 ) -> Result<Option<CampaignRef>, SandboxError> {
     let sql = "SELECT name FROM campaigns WHERE id = ?1 AND user_id = ?2";
-    let name: Option<String> = tx
-        .prepare_cached(sql)?
-        .query_row(params![id, user], |row| row.get(0))
-        .optional()?;
+    let name: Option<String> =
+        tx.prepare_cached(sql)?.query_row(params![id, user], |row| row.get(0)).optional()?;
     Ok(name.map(|name| CampaignRef { id, name }))
 }
 
@@ -97,10 +89,8 @@ fn campaign_of(
 fn is_taken(tx: &Transaction<'_>, campaign: i64, phone: &str) -> Result<bool, SandboxError> {
     let sql = "SELECT 1 FROM leads WHERE campaign_id = ?1 AND phone_number = ?2
                AND parent_id IS NULL LIMIT 1";
-    let found = tx
-        .prepare_cached(sql)?
-        .query_row(params![campaign, phone], |_| Ok(()))
-        .optional()?;
+    let found =
+        tx.prepare_cached(sql)?.query_row(params![campaign, phone], |_| Ok(())).optional()?;
     Ok(found.is_some())
 }
 
@@ -135,15 +125,8 @@ fn attach_contacts(
     for contact in contacts {
         let (phone, variables) = (&contact.phone_number, &contact.variables);
         let parent = Some(lead.id);
-        let id = insert_row(
-            tx,
-            user,
-            lead.campaign_id,
-            parent,
-            phone,
-            variables,
-            &lead.created_at,
-        )?;
+        let id =
+            insert_row(tx, user, lead.campaign_id, parent, phone, variables, &lead.created_at)?;
         lead.secondary_contacts.push(SecondaryContact {
             id,
             phone_number: contact.phone_number,
@@ -168,9 +151,8 @@ fn insert_row(
     let sql = "INSERT INTO leads (user_id, campaign_id, parent_id, phone_number, variables,
                status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)";
     let variables = Value::Object(variables.0.clone()).to_string();
-    tx.prepare_cached(sql)?.execute(params![
-        user, campaign, parent, phone, variables, CREATED, now
-    ])?;
+    tx.prepare_cached(sql)?
+        .execute(params![user, campaign, parent, phone, variables, CREATED, now])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -188,10 +170,7 @@ fn main_leads(tx: &Transaction<'_>, user: i64) -> Result<Vec<Lead>, SandboxError
             status: row.get(4)?,
             created_at: row.get(5)?,
             updated_at: row.get(6)?,
-            campaign: CampaignRef {
-                id: row.get(1)?,
-                name: row.get(7)?,
-            },
+            campaign: CampaignRef { id: row.get(1)?, name: row.get(7)? },
             secondary_contacts: Vec::new(),
         })
     })?;

@@ -101,10 +101,8 @@ fn connect(db: Option<&Path>) -> Result<Connection, SandboxError> {
         None => Connection::open_in_memory(),
     };
     let path = db.map_or_else(|| PathBuf::from(":memory:"), Path::to_path_buf);
-    let conn = opened.map_err(|source| SandboxError::OpenDatabase {
-        path: path.clone(),
-        source,
-    })?;
+    let conn =
+        opened.map_err(|source| SandboxError::OpenDatabase { path: path.clone(), source })?;
     configure(&conn, db.is_some()).map_err(|source| SandboxError::OpenDatabase { path, source })?;
     Ok(conn)
 }

@@ -121,13 +121,9 @@ pub(crate) fn upsert(
     let fields = record.iter().filter(|(column, _)| *column != "user_id");
     values.extend(fields.map(|(column, value)| (column.as_str(), to_sql(value))));
     let names: Vec<&str> = values.iter().map(|(column, _)| *column).collect();
-    let placeholders = (1..=names.len())
-        .map(|i| format!("?{i}"))
-        .collect::<Vec<_>>();
+    let placeholders = (1..=names.len()).map(|i| format!("?{i}")).collect::<Vec<_>>();
     let updates = names.iter().filter(|column| **column != "id");
-    let updates: Vec<String> = updates
-        .map(|c| format!("\"{c}\" = excluded.\"{c}\""))
-        .collect();
+    let updates: Vec<String> = updates.map(|c| format!("\"{c}\" = excluded.\"{c}\"")).collect();
     let sql = format!(
         "INSERT INTO {table} ({}) VALUES ({}) ON CONFLICT(id) DO UPDATE SET {}",
         column_list(names.iter().copied()),
@@ -135,8 +131,7 @@ pub(crate) fn upsert(
         updates.join(", ")
     );
     let params = values.into_iter().map(|(_, value)| value);
-    tx.prepare_cached(&sql)?
-        .execute(rusqlite::params_from_iter(params))?;
+    tx.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(params))?;
     Ok(())
 }
 
@@ -144,10 +139,9 @@ fn to_sql(value: &Value) -> SqlValue {
     match value {
         Value::Null => SqlValue::Null,
         Value::Bool(flag) => SqlValue::Integer(i64::from(*flag)),
-        Value::Number(n) => n.as_i64().map_or_else(
-            || SqlValue::Real(n.as_f64().unwrap_or_default()),
-            SqlValue::Integer,
-        ),
+        Value::Number(n) => n
+            .as_i64()
+            .map_or_else(|| SqlValue::Real(n.as_f64().unwrap_or_default()), SqlValue::Integer),
         Value::String(text) => SqlValue::Text(text.clone()),
         Value::Array(_) | Value::Object(_) => SqlValue::Text(value.to_string()),
     }
@@ -168,23 +162,15 @@ mod tests {
     use crate::sandbox::wire::{Assistant, Campaign};
 
     fn columns(conn: &Connection, table: &str) -> Vec<String> {
-        let mut statement = conn
-            .prepare(&format!("PRAGMA table_info({table})"))
-            .unwrap();
-        let names = statement
-            .query_map([], |row| row.get::<_, String>(1))
-            .unwrap();
-        names
-            .map(Result::unwrap)
-            .filter(|name| name != "user_id")
-            .collect()
+        let mut statement = conn.prepare(&format!("PRAGMA table_info({table})")).unwrap();
+        let names = statement.query_map([], |row| row.get::<_, String>(1)).unwrap();
+        names.map(Result::unwrap).filter(|name| name != "user_id").collect()
     }
 
     fn connection() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(include_str!("schema.sql")).unwrap();
-        conn.execute("INSERT INTO users (id, token) VALUES (7, 't')", [])
-            .unwrap();
+        conn.execute("INSERT INTO users (id, token) VALUES (7, 't')", []).unwrap();
         conn
     }
 
@@ -209,13 +195,7 @@ mod tests {
         upsert(&tx, Assistant::TABLE, 7, &to_map(&assistant)).unwrap();
         let campaign = defaults::campaign(4);
         upsert(&tx, Campaign::TABLE, 7, &to_map(&campaign)).unwrap();
-        assert_eq!(
-            select::<Assistant>(&tx, "user_id = ?1", [7]).unwrap(),
-            [assistant]
-        );
-        assert_eq!(
-            select::<Campaign>(&tx, "user_id = ?1", [7]).unwrap(),
-            [campaign]
-        );
+        assert_eq!(select::<Assistant>(&tx, "user_id = ?1", [7]).unwrap(), [assistant]);
+        assert_eq!(select::<Campaign>(&tx, "user_id = ?1", [7]).unwrap(), [campaign]);
     }
 }

@@ -35,16 +35,13 @@ impl Store {
     }
 
     pub(crate) async fn apply_seed(&self, seed: Seed) -> Result<(), SandboxError> {
-        self.run("loading the seed", move |tx| apply(tx, &seed))
-            .await
+        self.run("loading the seed", move |tx| apply(tx, &seed)).await
     }
 }
 
 fn apply(tx: &Transaction<'_>, seed: &Seed) -> Result<(), SandboxError> {
-    let conflict = |problem: String| SandboxError::SeedConflict {
-        seed: seed.name.clone(),
-        problem,
-    };
+    let conflict =
+        |problem: String| SandboxError::SeedConflict { seed: seed.name.clone(), problem };
     for user in &seed.users {
         upsert_user(tx, user.id, &user.token)?.map_err(conflict)?;
     }
@@ -94,9 +91,7 @@ fn upsert_record<R: Record>(
     fresh: impl FnOnce() -> R,
 ) -> Result<Result<(), String>, SandboxError> {
     let sql = format!("SELECT user_id FROM {} WHERE id = ?1", R::TABLE);
-    let current: Option<i64> = tx
-        .query_row(&sql, [record.id], |row| row.get(0))
-        .optional()?;
+    let current: Option<i64> = tx.query_row(&sql, [record.id], |row| row.get(0)).optional()?;
     let mut merged = match current {
         Some(holder) if holder != owner => {
             let (table, id) = (R::TABLE, record.id);

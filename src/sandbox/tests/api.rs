@@ -92,10 +92,7 @@ async fn every_route_refuses_missing_or_unknown_tokens() {
             assert_eq!(answer.body, json!({"message": "Unauthenticated."}));
         }
     }
-    let basic = h
-        .http
-        .get(h.url("/user/campaigns"))
-        .basic_auth("u", Some(DEMO_TOKEN));
+    let basic = h.http.get(h.url("/user/campaigns")).basic_auth("u", Some(DEMO_TOKEN));
     assert_eq!(h.send(None, basic).await.status, StatusCode::UNAUTHORIZED);
     h.stop().await;
 }
@@ -123,16 +120,9 @@ async fn lists_show_only_the_callers_records() {
             "updated_at"
         ]
     );
-    assert_eq!(
-        ids(&h.get(Some(OTHER_TOKEN), "/user/campaigns").await.body),
-        [50]
-    );
+    assert_eq!(ids(&h.get(Some(OTHER_TOKEN), "/user/campaigns").await.body), [50]);
     let outbound = h.get(Some(DEMO_TOKEN), "/user/assistants/outbound").await;
-    assert_eq!(
-        ids(&outbound.body),
-        [2, 3],
-        "inbound and soft-deleted ones are left out"
-    );
+    assert_eq!(ids(&outbound.body), [2, 3], "inbound and soft-deleted ones are left out");
     assert_eq!(
         keys(&outbound.body[0]),
         [
@@ -154,13 +144,7 @@ async fn lists_show_only_the_callers_records() {
             "updated_at"
         ]
     );
-    assert_eq!(
-        ids(&h
-            .get(Some(OTHER_TOKEN), "/user/assistants/outbound")
-            .await
-            .body),
-        [50]
-    );
+    assert_eq!(ids(&h.get(Some(OTHER_TOKEN), "/user/assistants/outbound").await.body), [50]);
     let page = h.get(Some(OTHER_TOKEN), "/user/assistants/get").await;
     assert_eq!(ids(&page.body["data"]), [50]);
     h.stop().await;
@@ -189,29 +173,16 @@ async fn assistant_pages_are_laravel_envelopes_of_full_records() {
             "total"
         ]
     );
-    assert_eq!(
-        ids(&page["data"]),
-        [1, 2, 3],
-        "soft-deleted assistant 4 is never listed"
-    );
+    assert_eq!(ids(&page["data"]), [1, 2, 3], "soft-deleted assistant 4 is never listed");
     assert_eq!(keys(&page["data"][0]), ASSISTANT_FIELDS);
-    assert_eq!(
-        (page["per_page"].clone(), page["total"].clone()),
-        (json!(10), json!(3))
-    );
+    assert_eq!((page["per_page"].clone(), page["total"].clone()), (json!(10), json!(3)));
     assert_eq!(page["path"], path.as_str());
     assert_eq!(page["first_page_url"], format!("{path}?page=1"));
     let assistant = &page["data"][2];
-    assert_eq!(
-        assistant["llm_temperature"], "0.40",
-        "decimal text comes back verbatim"
-    );
+    assert_eq!(assistant["llm_temperature"], "0.40", "decimal text comes back verbatim");
     assert!(assistant["deleted_at"].is_null());
     let created = assistant["created_at"].as_str().unwrap();
-    assert!(
-        crate::sandbox::time::is_record_timestamp(created),
-        "{created}"
-    );
+    assert!(crate::sandbox::time::is_record_timestamp(created), "{created}");
     h.stop().await;
 }
 
@@ -220,16 +191,9 @@ async fn pagination_edges() {
     let h = demo().await;
     let token = Some(DEMO_TOKEN);
     let path = format!("http://{}/api/user/assistants/get", h.sandbox.addr);
-    let first = h
-        .get(token, "/user/assistants/get?page=1&per_page=1")
-        .await
-        .body;
+    let first = h.get(token, "/user/assistants/get?page=1&per_page=1").await.body;
     assert_eq!(
-        (
-            ids(&first["data"]),
-            first["from"].clone(),
-            first["to"].clone()
-        ),
+        (ids(&first["data"]), first["from"].clone(), first["to"].clone()),
         (vec![1], json!(1), json!(1))
     );
     assert_eq!(first["last_page"], 3);
@@ -245,43 +209,21 @@ async fn pagination_edges() {
             {"url": format!("{path}?page=2"), "label": "Next &raquo;", "active": false},
         ])
     );
-    let last = h
-        .get(token, "/user/assistants/get?page=3&per_page=1")
-        .await
-        .body;
+    let last = h.get(token, "/user/assistants/get?page=3&per_page=1").await.body;
     assert_eq!(ids(&last["data"]), [3]);
     assert!(last["next_page_url"].is_null());
     assert_eq!(last["links"][4]["url"], json!(null));
-    let past = h
-        .get(token, "/user/assistants/get?page=9&per_page=1")
-        .await
-        .body;
+    let past = h.get(token, "/user/assistants/get?page=9&per_page=1").await.body;
     assert_eq!(past["data"], json!([]));
     assert!(past["from"].is_null() && past["to"].is_null());
-    assert_eq!(
-        (past["current_page"].clone(), past["total"].clone()),
-        (json!(9), json!(3))
-    );
+    assert_eq!((past["current_page"].clone(), past["total"].clone()), (json!(9), json!(3)));
     let all = h.get(token, "/user/assistants/get?per_page=100").await.body;
-    assert_eq!(
-        (ids(&all["data"]).len(), all["last_page"].clone()),
-        (3, json!(1))
-    );
-    for bad in [
-        "per_page=0",
-        "per_page=101",
-        "per_page=abc",
-        "page=0",
-        "page=x",
-    ] {
+    assert_eq!((ids(&all["data"]).len(), all["last_page"].clone()), (3, json!(1)));
+    for bad in ["per_page=0", "per_page=101", "per_page=abc", "page=0", "page=x"] {
         let answer = h.get(token, &format!("/user/assistants/get?{bad}")).await;
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
         let field = bad.split('=').next().unwrap();
-        assert!(
-            answer.body["errors"][field].is_array(),
-            "{bad}: {}",
-            answer.body
-        );
+        assert!(answer.body["errors"][field].is_array(), "{bad}: {}", answer.body);
         assert!(answer.body["message"].is_string());
     }
     h.stop().await;
@@ -292,17 +234,9 @@ async fn unknown_routes_and_methods_answer_json() {
     let h = demo().await;
     let missing = h.get(Some(DEMO_TOKEN), "/user/nothing-here").await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
-    assert_eq!(
-        missing.body["message"],
-        "The route api/user/nothing-here could not be found."
-    );
+    assert_eq!(missing.body["message"], "The route api/user/nothing-here could not be found.");
     let wrong = h.get(Some(DEMO_TOKEN), "/user/lead").await;
     assert_eq!(wrong.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert!(
-        wrong.body["message"]
-            .as_str()
-            .unwrap()
-            .contains("GET method is not supported")
-    );
+    assert!(wrong.body["message"].as_str().unwrap().contains("GET method is not supported"));
     h.stop().await;
 }

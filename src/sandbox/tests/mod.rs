@@ -40,10 +40,7 @@ fn client() -> reqwest::Client {
 
 async fn start(config: SandboxConfig) -> Harness {
     let sandbox = Sandbox::start(config, localhost()).await.unwrap();
-    Harness {
-        sandbox,
-        http: client(),
-    }
+    Harness { sandbox, http: client() }
 }
 
 /// The demo data in memory, no faults.
@@ -52,19 +49,11 @@ async fn demo() -> Harness {
 }
 
 async fn with_faults(faults: Faults) -> Harness {
-    start(SandboxConfig {
-        faults,
-        ..SandboxConfig::default()
-    })
-    .await
+    start(SandboxConfig { faults, ..SandboxConfig::default() }).await
 }
 
 fn on_file(db: &Path, seed: Option<Seed>, faults: Faults) -> SandboxConfig {
-    SandboxConfig {
-        db: Some(db.to_path_buf()),
-        seed,
-        faults,
-    }
+    SandboxConfig { db: Some(db.to_path_buf()), seed, faults }
 }
 
 impl Harness {
@@ -77,8 +66,7 @@ impl Harness {
     }
 
     async fn post(&self, token: Option<&str>, path: &str, body: Value) -> Answer {
-        self.send(token, self.http.post(self.url(path)).json(&body))
-            .await
+        self.send(token, self.http.post(self.url(path)).json(&body)).await
     }
 
     async fn send(&self, token: Option<&str>, request: reqwest::RequestBuilder) -> Answer {
@@ -88,16 +76,10 @@ impl Harness {
         };
         let response = request.send().await.expect("the sandbox answers");
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap().to_string());
+        let retry_after =
+            response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
         let body = response.json().await.expect("every answer is JSON");
-        Answer {
-            status,
-            retry_after,
-            body,
-        }
+        Answer { status, retry_after, body }
     }
 
     async fn stop(self) {
@@ -107,19 +89,10 @@ impl Harness {
 
 /// The ids of a JSON array of records.
 fn ids(list: &Value) -> Vec<i64> {
-    list.as_array()
-        .expect("an array")
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect()
+    list.as_array().expect("an array").iter().map(|r| r["id"].as_i64().unwrap()).collect()
 }
 
 /// The keys of a JSON object, in order.
 fn keys(record: &Value) -> Vec<&str> {
-    record
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
+    record.as_object().expect("an object").keys().map(String::as_str).collect()
 }

@@ -20,10 +20,7 @@ async fn reseeding_an_existing_database_upserts_and_keeps_leads() {
         "assistants": [{"id": 5, "name": "Sales", "llm_temperature": "0.25"}]}]}));
     let h = start(on_file(&db, Some(first), Faults::default())).await;
     let lead = json!({"phone_number": "+15550000001", "campaign_id": 10});
-    assert_eq!(
-        h.post(Some("tok-1"), "/user/lead", lead).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(h.post(Some("tok-1"), "/user/lead", lead).await.status, StatusCode::OK);
     let uuid = h.get(Some("tok-1"), "/user/assistants/get").await.body["data"][0]["uuid"].clone();
     h.stop().await;
 
@@ -34,18 +31,12 @@ async fn reseeding_an_existing_database_upserts_and_keeps_leads() {
     let campaigns = h.get(Some("tok-1"), "/user/campaigns").await.body;
     assert_eq!(ids(&campaigns), [10, 11]);
     assert_eq!(
-        (
-            campaigns[0]["name"].clone(),
-            campaigns[0]["max_retries"].clone()
-        ),
+        (campaigns[0]["name"].clone(), campaigns[0]["max_retries"].clone()),
         (json!("Spring 2"), json!(7))
     );
     let fresh = &campaigns[1];
     assert_eq!(
-        (
-            fresh["status"].clone(),
-            fresh["allowed_hours_start_time"].clone()
-        ),
+        (fresh["status"].clone(), fresh["allowed_hours_start_time"].clone()),
         (json!("draft"), json!("09:00:00"))
     );
     assert_eq!(
@@ -54,25 +45,11 @@ async fn reseeding_an_existing_database_upserts_and_keeps_leads() {
     );
     let assistant = h.get(Some("tok-1"), "/user/assistants/get").await.body["data"][0].clone();
     assert_eq!(
-        (
-            assistant["status"].clone(),
-            assistant["llm_temperature"].clone()
-        ),
+        (assistant["status"].clone(), assistant["llm_temperature"].clone()),
         (json!("inactive"), json!("0.25"))
     );
-    assert_eq!(
-        assistant["uuid"], uuid,
-        "fields the seed leaves out are kept"
-    );
-    assert_eq!(
-        h.get(Some("tok-1"), "/user/leads")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(assistant["uuid"], uuid, "fields the seed leaves out are kept");
+    assert_eq!(h.get(Some("tok-1"), "/user/leads").await.body.as_array().unwrap().len(), 1);
     assert_eq!(
         h.get(Some(DEMO_TOKEN), "/user/leads").await.status,
         StatusCode::UNAUTHORIZED,
@@ -87,17 +64,10 @@ async fn state_survives_a_restart_without_a_seed() {
     let db = dir.path().join("sandbox.db");
     let h = start(on_file(&db, None, Faults::default())).await;
     let lead = json!({"phone_number": "+15550000001", "campaign_id": 1});
-    let created = h
-        .post(Some(DEMO_TOKEN), "/user/lead", lead.clone())
-        .await
-        .body["data"]
-        .clone();
+    let created = h.post(Some(DEMO_TOKEN), "/user/lead", lead.clone()).await.body["data"].clone();
     h.stop().await;
     let h = start(on_file(&db, None, Faults::default())).await;
-    assert_eq!(
-        h.get(Some(DEMO_TOKEN), "/user/leads").await.body,
-        json!([created])
-    );
+    assert_eq!(h.get(Some(DEMO_TOKEN), "/user/leads").await.body, json!([created]));
     assert_eq!(
         h.post(Some(DEMO_TOKEN), "/user/lead", lead).await.status,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -119,28 +89,14 @@ async fn a_seed_cannot_move_a_record_to_another_tenant() {
         .await
         .err()
         .unwrap();
-    assert!(
-        matches!(error, SandboxError::SeedConflict { .. }),
-        "{error}"
-    );
-    assert!(
-        error
-            .to_string()
-            .contains("campaigns id 1 belongs to user 1"),
-        "{error}"
-    );
+    assert!(matches!(error, SandboxError::SeedConflict { .. }), "{error}");
+    assert!(error.to_string().contains("campaigns id 1 belongs to user 1"), "{error}");
     let stolen_token = seed(json!({"users": [{"id": 3, "token": DEMO_TOKEN}]}));
-    let error = Sandbox::start(
-        on_file(&db, Some(stolen_token), Faults::default()),
-        localhost(),
-    )
-    .await
-    .err()
-    .unwrap();
-    assert!(
-        error.to_string().contains("already belongs to user 1"),
-        "{error}"
-    );
+    let error = Sandbox::start(on_file(&db, Some(stolen_token), Faults::default()), localhost())
+        .await
+        .err()
+        .unwrap();
+    assert!(error.to_string().contains("already belongs to user 1"), "{error}");
 }
 
 #[test]
@@ -149,9 +105,7 @@ fn seed_files_errors_name_the_file() {
     let missing = dir.path().join("missing.json");
     let error = Seed::from_path(&missing).unwrap_err();
     assert!(
-        error
-            .to_string()
-            .starts_with(&format!("cannot read seed file `{}`", missing.display())),
+        error.to_string().starts_with(&format!("cannot read seed file `{}`", missing.display())),
         "{error}"
     );
     let broken = dir.path().join("broken.json");

@@ -34,18 +34,9 @@ async fn create_and_list_100k_leads() {
     }
     while set.join_next().await.is_some() {}
     let el = started.elapsed();
-    eprintln!(
-        "created {total} in {el:?}: {:.0}/s",
-        total as f64 / el.as_secs_f64()
-    );
+    eprintln!("created {total} in {el:?}: {:.0}/s", total as f64 / el.as_secs_f64());
     let started = Instant::now();
-    let r = h
-        .http
-        .get(h.url("/user/leads"))
-        .bearer_auth(DEMO_TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = h.http.get(h.url("/user/leads")).bearer_auth(DEMO_TOKEN).send().await.unwrap();
     let bytes = r.bytes().await.unwrap();
     eprintln!("listed {} bytes in {:?}", bytes.len(), started.elapsed());
     h.stop().await;

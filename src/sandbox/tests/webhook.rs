@@ -14,33 +14,21 @@ async fn webhook_is_enabled_only_on_the_callers_live_assistants() {
     let h = super::start(super::on_file(&db, None, Default::default())).await;
     let path = "/user/assistants/enable-conversation-ended-webhook";
     let enable = |id: i64, url: &str| json!({"assistant_id": id, "webhook_url": url});
-    let ok = h
-        .post(Some(DEMO_TOKEN), path, enable(2, "https://hooks.test/one"))
-        .await;
+    let ok = h.post(Some(DEMO_TOKEN), path, enable(2, "https://hooks.test/one")).await;
     assert_eq!(ok.status, StatusCode::OK);
     assert_eq!(
         ok.body,
         json!({"message": "Conversation ended webhook enabled successfully", "data": []})
     );
-    let again = h
-        .post(Some(DEMO_TOKEN), path, enable(2, "https://hooks.test/two"))
-        .await;
-    assert_eq!(
-        again.status,
-        StatusCode::OK,
-        "enabling again replaces the URL"
-    );
+    let again = h.post(Some(DEMO_TOKEN), path, enable(2, "https://hooks.test/two")).await;
+    assert_eq!(again.status, StatusCode::OK, "enabling again replaces the URL");
     // 50 is the other tenant's, 4 is soft-deleted, 999 does not exist: all the same 404.
     for id in [50, 4, 999] {
-        let answer = h
-            .post(Some(DEMO_TOKEN), path, enable(id, "https://hooks.test/x"))
-            .await;
+        let answer = h.post(Some(DEMO_TOKEN), path, enable(id, "https://hooks.test/x")).await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "assistant {id}");
         assert_eq!(answer.body, json!({"message": "Assistant not found."}));
     }
-    let foreign = h
-        .post(Some(OTHER_TOKEN), path, enable(2, "https://hooks.test/x"))
-        .await;
+    let foreign = h.post(Some(OTHER_TOKEN), path, enable(2, "https://hooks.test/x")).await;
     assert_eq!(foreign.status, StatusCode::NOT_FOUND);
     for body in [
         json!({}),

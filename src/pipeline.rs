@@ -9,12 +9,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread;
 
+use tokio::sync::mpsc;
+
 use crate::client::{Client, ClientError};
+use crate::journal::{self, JournalError, OnChange, RunHeader};
 use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
 use crate::phone::{PhoneError, PhoneParser};
+use crate::progress::{self, Display, Progress};
+use crate::push::{CollectError, Collector, LeadIndex, PushConfig, PushSummary, SendPlan};
 use crate::report::{self, ReportError, Reports, RowReport, RunInfo};
 use crate::source::{Record, SheetSelector, Source, SourceError, SourceOptions};
 use crate::validate::{CampaignBook, Campaigns, Checked, Deduper, RowChecker};
@@ -46,6 +52,24 @@ pub struct ImportOptions {
     pub reports: Vec<PathBuf>,
     /// Checking threads; 0 = one per core.
     pub workers: usize,
+    /// How to send; `None` (or `dry_run`) sends nothing.
+    pub push: Option<PushOptions>,
+    /// How progress is shown while sending.
+    pub display: Display,
+}
+
+/// How a non-dry run sends and keeps its journal.
+#[derive(Debug, Clone)]
+pub struct PushOptions {
+    pub config: PushConfig,
+    pub skip_existing: bool,
+    /// Ignore any earlier journal and start a new run.
+    pub restart: bool,
+    /// The journal file; default: one per source and account under `state_dir`.
+    pub journal: Option<PathBuf>,
+    pub state_dir: PathBuf,
+    /// What a changed source or mapping does to an unfinished run.
+    pub on_change: OnChange,
 }
 
 /// How an import went.
@@ -55,6 +79,8 @@ pub struct ImportResult {
     pub run: RunInfo,
     /// What the inferred mapping chose, one line each (empty with `--mapping`).
     pub mapping_notes: Vec<String>,
+    /// How sending went; `None` for a dry run.
+    pub push: Option<PushSummary>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,12 +101,21 @@ pub enum PipelineError {
     FixedCampaign(String),
     #[error("{context}: {source}")]
     Thread { context: &'static str, source: std::io::Error },
+    #[error("fetching the lead list: {0}")]
+    Leads(#[source] ClientError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Collect(#[from] CollectError),
 }
 
-/// Runs an import: a dry run (validate and report) or, later, the push as well.
+/// Runs an import: a dry run (validate and report) or, with `opts.push`, sending as well.
+/// `stop` is raised by Ctrl-C: reading stops, requests in flight finish, and the journal and
+/// reports are still written.
 pub async fn import(
     opts: &ImportOptions,
     client: Option<&Client>,
+    stop: Arc<AtomicBool>,
 ) -> Result<ImportResult, PipelineError> {
     let started_at = now();
     let mapping = merged_mapping(opts)?;
@@ -96,11 +131,17 @@ pub async fn import(
         _ => Campaigns::Unchecked,
     };
     check_fixed_campaign(&plan, &campaigns)?;
+    let send = match (&opts.push, client) {
+        (Some(push), Some(client)) if !opts.dry_run => {
+            Some(prepare_send(opts, push, client, &plan).await?)
+        }
+        _ => None,
+    };
     let reports = Reports::create(&opts.reports, &headers)?;
     let mut run = RunInfo {
         source: opts.location.clone(),
         sheet: source.sheet.clone(),
-        dry_run: opts.dry_run,
+        dry_run: send.is_none(),
         campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
         blank_rows: 0,
         headers: headers.clone(),
@@ -116,18 +157,103 @@ pub async fn import(
         keep_cells,
         workers: worker_count(opts.workers),
     };
+    let (rows_tx, rows_rx) = mpsc::channel::<RowReport>(BATCH_ROWS * 2);
     let allow_duplicates = opts.allow_duplicates;
-    let (reports, blank_rows, stream_result) = tokio::task::spawn_blocking(move || {
-        run_stages(source, checkers, reports, allow_duplicates)
-    })
-    .await
-    .expect("the row stages do not panic")?;
+    let stages_stop = stop.clone();
+    let stages = tokio::task::spawn_blocking(move || {
+        run_stages(source, checkers, rows_tx, allow_duplicates, &stages_stop)
+    });
+    let progress = Arc::new(Progress::default());
+    let (reports, push) = match send {
+        Some(plan) => {
+            let collector = Collector::new(
+                client.expect("sending needs a client"),
+                plan,
+                reports,
+                progress.clone(),
+            );
+            let _watch = progress::watch(progress.clone(), opts.display, None);
+            let (reports, summary) = collector.run(rows_rx, stop.clone()).await?;
+            (reports, Some(summary))
+        }
+        None => (write_all(rows_rx, reports).await?, None),
+    };
+    let (blank_rows, stream_result) = stages.await.expect("the row stages do not panic")?;
     run.blank_rows = blank_rows;
     run.finished_at = now();
     // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
     let outcome = reports.finish(&run)?;
     stream_result?;
-    Ok(ImportResult { outcome, run, mapping_notes })
+    Ok(ImportResult { outcome, run, mapping_notes, push })
+}
+
+/// Dry run: every row straight into the reports.
+async fn write_all(
+    mut rows: mpsc::Receiver<RowReport>,
+    mut reports: Reports,
+) -> Result<Reports, PipelineError> {
+    while let Some(row) = rows.recv().await {
+        reports.write_row(&row)?;
+    }
+    Ok(reports)
+}
+
+/// Before the first row is sent: the service's leads (for `--skip-existing`, the baseline and
+/// reconciliation) and the journal, resumed or new.
+async fn prepare_send(
+    opts: &ImportOptions,
+    push: &PushOptions,
+    client: &Client,
+    plan: &Plan,
+) -> Result<SendPlan, PipelineError> {
+    let leads = client.list_leads().await.map_err(PipelineError::Leads)?;
+    let index = LeadIndex::new(&leads);
+    drop(leads);
+    let fingerprint = journal::fingerprint_file(&opts.path).map_err(|source| {
+        PipelineError::Thread { context: "reading the source to fingerprint it", source }
+    })?;
+    let header = RunHeader {
+        event: "run".into(),
+        version: 1,
+        source: opts.location.clone(),
+        fingerprint,
+        mapping: blake3::hash(format!("{plan:?}|{}", opts.allow_duplicates).as_bytes())
+            .to_hex()
+            .to_string(),
+        base_url: client.base_url().to_string(),
+        account: client.account_tag(),
+        baseline_lead_id: index.max_id(),
+        allow_duplicates: opts.allow_duplicates,
+        started_at: now(),
+    };
+    let path = match &push.journal {
+        Some(path) => path.clone(),
+        None => journal::default_path(
+            &push.state_dir,
+            &absolute_location(&opts.location),
+            &header.base_url,
+            &header.account,
+        ),
+    };
+    let (journal, recovered) = journal::open_run(&path, header, push.on_change, push.restart)?;
+    let baseline = recovered.header.as_ref().map_or(index.max_id(), |h| h.baseline_lead_id);
+    Ok(SendPlan {
+        journal,
+        recovered,
+        index,
+        baseline,
+        skip_existing: push.skip_existing,
+        allow_duplicates: opts.allow_duplicates,
+        config: push.config.clone(),
+    })
+}
+
+/// A path made absolute, so `leads.csv` and `./leads.csv` share a journal; URLs as they are.
+fn absolute_location(location: &str) -> String {
+    if is_url(location) {
+        return location.to_string();
+    }
+    std::path::absolute(location).map_or_else(|_| location.to_string(), |p| p.display().to_string())
 }
 
 fn merged_mapping(opts: &ImportOptions) -> Result<Option<MappingFile>, PipelineError> {
@@ -231,39 +357,46 @@ impl Checkers {
 type Batch = (u64, Vec<Record>);
 type CheckedBatch = (u64, Vec<Option<Checked>>);
 
-/// Reader → checkers → in-order collector. Returns the reports to finish, the blank-row count
-/// and how reading ended.
+/// Reader → checkers → in-order collector, which hands each row's verdict to `out`. Returns
+/// the blank-row count and how reading ended.
 fn run_stages(
     source: Source,
     checkers: Checkers,
-    mut reports: Reports,
+    out: mpsc::Sender<RowReport>,
     allow_duplicates: bool,
-) -> Result<(Reports, u64, Result<(), PipelineError>), PipelineError> {
+    stop: &AtomicBool,
+) -> Result<(u64, Result<(), PipelineError>), PipelineError> {
     let row_checkers =
         (0..checkers.workers).map(|_| checkers.build()).collect::<Result<Vec<_>, _>>()?;
     let (batch_tx, batch_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
     let batch_rx = Arc::new(std::sync::Mutex::new(batch_rx));
     let (done_tx, done_rx) = sync_channel::<CheckedBatch>(BATCHES_IN_FLIGHT);
     thread::scope(move |scope| {
-        let reader = scope.spawn(move || read_batches(source, batch_tx));
+        let reader = scope.spawn(move || read_batches(source, batch_tx, stop));
         for checker in row_checkers {
             let (rx, tx) = (batch_rx.clone(), done_tx.clone());
             scope.spawn(move || check_batches(&checker, &rx, &tx));
         }
         // Only the threads may hold the channel ends: a stage that stops must unblock the rest.
         drop((batch_rx, done_tx));
-        let collected = collect_in_order(done_rx, &mut reports, allow_duplicates);
+        let blank_rows = collect_in_order(done_rx, &out, allow_duplicates);
+        drop(out);
         let read = reader.join().expect("the reader thread does not panic");
-        let (blank_rows, write_result) = collected;
-        write_result?;
-        Ok((reports, blank_rows, read))
+        Ok((blank_rows, read))
     })
 }
 
-fn read_batches(source: Source, tx: SyncSender<Batch>) -> Result<(), PipelineError> {
+fn read_batches(
+    source: Source,
+    tx: SyncSender<Batch>,
+    stop: &AtomicBool,
+) -> Result<(), PipelineError> {
     let mut batch = Vec::with_capacity(BATCH_ROWS);
     let mut seq = 0;
     for record in source.records() {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         batch.push(record?);
         if batch.len() == BATCH_ROWS {
             if tx
@@ -296,12 +429,13 @@ fn check_batches(
     }
 }
 
-/// Puts batches back in file order, dedupes and writes each row's verdict.
+/// Puts batches back in file order, dedupes, and hands each row's verdict on. Returns the
+/// number of blank rows skipped.
 fn collect_in_order(
     rx: Receiver<CheckedBatch>,
-    reports: &mut Reports,
+    out: &mpsc::Sender<RowReport>,
     allow_duplicates: bool,
-) -> (u64, Result<(), PipelineError>) {
+) -> u64 {
     let mut deduper = Deduper::new(allow_duplicates);
     let mut pending: BTreeMap<u64, Vec<Option<Checked>>> = BTreeMap::new();
     let mut next = 0;
@@ -315,18 +449,18 @@ fn collect_in_order(
                     blank_rows += 1;
                     continue;
                 };
-                let row: RowReport = deduper.admit(checked);
-                if let Err(e) = reports.write_row(&row) {
-                    return (blank_rows, Err(e.into()));
+                // The receiver is gone only when the run stops early; its error is reported.
+                if out.blocking_send(deduper.admit(checked)).is_err() {
+                    return blank_rows;
                 }
             }
         }
     }
-    (blank_rows, Ok(()))
+    blank_rows
 }
 
 /// The current UTC time as ISO 8601, for reports.
-fn now() -> String {
+pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 

@@ -9,6 +9,10 @@ pub enum Outcome {
     Success,
     /// The run finished, but some rows were rejected, duplicated or failed (exit 3).
     Problems,
+    /// Ctrl-C stopped the run; the journal says where (exit 130, as shells do for SIGINT).
+    Interrupted,
+    /// Another `sync` of the same source holds the lock (exit 4).
+    Locked,
 }
 
 /// Exit code for a run that could not run: unreadable file, bad mapping, service down (1).
@@ -17,11 +21,17 @@ pub const FAILURE: u8 = 1;
 pub const USAGE: u8 = 2;
 /// Exit code for rows with problems (3).
 pub const PROBLEMS: u8 = 3;
+/// Exit code when another sync of the same source is running (4).
+pub const LOCKED: u8 = 4;
+/// Exit code after Ctrl-C (130).
+pub const INTERRUPTED: u8 = 130;
 
 pub fn exit_code(result: &anyhow::Result<Outcome>) -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(PROBLEMS),
+        Ok(Outcome::Interrupted) => ExitCode::from(INTERRUPTED),
+        Ok(Outcome::Locked) => ExitCode::from(LOCKED),
         // A reader that went away (`leadsync leads list | head`) is not a failure.
         Err(e) if is_broken_pipe(e) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(FAILURE),

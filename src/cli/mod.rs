@@ -3,7 +3,7 @@
 mod args;
 mod commands;
 mod config;
-mod exit;
+pub(crate) mod exit;
 mod session;
 mod table;
 

@@ -99,10 +99,6 @@ impl TestSandbox {
         cli.cmd.current_dir(self.dir.path());
         cli
     }
-
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
 }
 
 impl Drop for TestSandbox {
@@ -147,11 +143,6 @@ impl Cli {
 
     pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cli {
         self.cmd.env(key, value);
-        self
-    }
-
-    pub fn current_dir(mut self, dir: &Path) -> Cli {
-        self.cmd.current_dir(dir);
         self
     }
 

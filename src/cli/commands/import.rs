@@ -1,18 +1,24 @@
 //! `leadsync import FILE|URL`: validate a sheet and (unless `--dry-run`) send its leads.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use crate::cli::args::OutputMode;
 use crate::cli::{Config, Outcome, Session};
+use crate::journal::OnChange;
 use crate::mapping::{MappingFile, parse_delimiter};
-use crate::pipeline::{self, ImportOptions, ImportResult};
+use crate::pipeline::{self, ImportOptions, ImportResult, PushOptions};
+use crate::progress::Display;
+use crate::push::PushConfig;
 use crate::report::terminal_summary;
 
+/// Where the rows come from and how they map: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ImportArgs {
-    /// The sheet to import: a CSV/TSV/XLSX/XLSM/XLSB/XLS/ODS file, or an http(s) URL to one
+pub struct SourceArgs {
+    /// The sheet: a CSV/TSV/XLSX/XLSM/XLSB/XLS/ODS file, or an http(s) URL to one
     #[arg(value_name = "FILE|URL")]
     pub source: String,
     /// Mapping file (TOML); without it the mapping is inferred from the headers
@@ -36,12 +42,6 @@ pub struct ImportArgs {
     /// 1-based row that holds the headers (default: sniffed)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub header_row: Option<u64>,
-    /// Validate and report only; send nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Do not contact the service (campaigns are not checked); implies a dry run
-    #[arg(long)]
-    pub offline: bool,
     /// Let the same number in the same campaign through more than once
     #[arg(long)]
     pub allow_duplicates: bool,
@@ -53,57 +53,217 @@ pub struct ImportArgs {
     pub workers: usize,
 }
 
+/// How to send: shared by `import` and `sync`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SendArgs {
+    /// Requests in flight at once
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// Requests per second, smooth (0 = no limit)
+    #[arg(long, default_value_t = 5.0, value_name = "PER_SECOND")]
+    pub rate: f64,
+    /// Retries of a failed request (5xx, lost connection) before the row counts as failed
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_retries: u32,
+    /// Folder for journals and locks (default: the XDG state directory)
+    #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub send: SendArgs,
+    /// Validate and report only; send nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not contact the service (campaigns are not checked); implies --dry-run
+    #[arg(long)]
+    pub offline: bool,
+    /// Skip rows whose number is already in their campaign on the service
+    #[arg(long)]
+    pub skip_existing: bool,
+    /// The journal file (default: one per source and account in the state directory)
+    #[arg(long, value_name = "PATH")]
+    pub journal: Option<PathBuf>,
+    /// Forget the journal of an earlier run and start over
+    #[arg(long)]
+    pub restart: bool,
+}
+
 pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> {
     let dry_run = args.dry_run || args.offline;
-    if !dry_run {
-        bail!("sending leads is not available yet: run with `--dry-run` to validate and report");
-    }
-    let mapping = match &args.mapping {
+    let push = (!dry_run).then(|| -> anyhow::Result<PushOptions> {
+        Ok(PushOptions {
+            config: push_config(&args.send)?,
+            skip_existing: args.skip_existing,
+            restart: args.restart,
+            journal: args.journal.clone(),
+            state_dir: state_dir(&args.send)?,
+            on_change: OnChange::Refuse,
+        })
+    });
+    let push = push.transpose()?;
+    let display = display(config, false);
+    let result = execute(&args.source, config, args.offline, dry_run, push, display).await?;
+    print_result(&result, config)
+}
+
+/// Runs the pipeline for `import` and `sync`: session, download, Ctrl-C, the import itself.
+pub async fn execute(
+    source: &SourceArgs,
+    config: &Config,
+    offline: bool,
+    dry_run: bool,
+    push: Option<PushOptions>,
+    display: Display,
+) -> anyhow::Result<ImportResult> {
+    let mapping = match &source.mapping {
         Some(path) => Some(MappingFile::load(path)?),
         None => None,
     };
-    let session = match args.offline {
+    let session = match offline {
         true => None,
         false => Some(Session::open(config).await?),
     };
     let download = pipeline::download_dir().context("creating a download directory")?;
-    let path = pipeline::materialize(&args.source, download.path()).await?;
+    let path = pipeline::materialize(&source.source, download.path()).await?;
     let opts = ImportOptions {
         path,
-        location: args.source.clone(),
+        location: source.source.clone(),
         mapping,
-        sheet: args.sheet.clone(),
-        region: args.region.clone(),
-        campaign: args.campaign.clone(),
-        delimiter: args.delimiter,
-        encoding: args.encoding.clone(),
-        header_row: args.header_row,
-        offline: args.offline,
-        allow_duplicates: args.allow_duplicates,
+        sheet: source.sheet.clone(),
+        region: source.region.clone(),
+        campaign: source.campaign.clone(),
+        delimiter: source.delimiter,
+        encoding: source.encoding.clone(),
+        header_row: source.header_row,
+        offline,
+        allow_duplicates: source.allow_duplicates,
         dry_run,
-        reports: args.report.clone(),
-        workers: args.workers,
+        reports: source.report.clone(),
+        workers: source.workers,
+        push,
+        display,
     };
-    let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client)).await;
+    let stop = stop_on_ctrl_c(config.quiet);
+    let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;
     if let Some(session) = session {
         session.close().await;
     }
-    let result = result?;
-    print_result(&result, config)?;
-    Ok(if result.outcome.summary.has_problems() { Outcome::Problems } else { Outcome::Success })
+    Ok(result?)
 }
 
-fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<()> {
+pub fn push_config(args: &SendArgs) -> anyhow::Result<PushConfig> {
+    anyhow::ensure!(
+        args.rate.is_finite() && args.rate >= 0.0,
+        "`--rate` must be a number of requests per second, 0 for no limit"
+    );
+    Ok(PushConfig {
+        concurrency: usize::from(args.concurrency),
+        rate: args.rate,
+        max_retries: args.max_retries,
+        ..PushConfig::default()
+    })
+}
+
+pub fn state_dir(args: &SendArgs) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = &args.state_dir {
+        return Ok(dir.clone());
+    }
+    let dirs = directories::ProjectDirs::from("", "", "leadsync")
+        .context("no home directory to keep journals in: pass `--state-dir DIR`")?;
+    Ok(dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir()).to_path_buf())
+}
+
+/// Bars on a watched terminal, log lines otherwise (always for `sync`), nothing with `-q`.
+pub fn display(config: &Config, plain: bool) -> Display {
+    match (config.quiet, config.stderr_is_tty && !plain) {
+        (true, _) => Display::Hidden,
+        (false, true) => Display::Bars,
+        (false, false) => Display::Lines,
+    }
+}
+
+/// The first Ctrl-C stops the run gracefully; the second exits at once (the journal is
+/// consistent either way: attempts are on disk before requests go out).
+fn stop_on_ctrl_c(quiet: bool) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        flag.store(true, Ordering::Relaxed);
+        if !quiet {
+            eprintln!(
+                "stopping: finishing requests in flight and writing the journal (Ctrl-C again to quit at once)"
+            );
+        }
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(i32::from(crate::cli::exit::INTERRUPTED));
+        }
+    });
+    stop
+}
+
+pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Outcome> {
     if !config.quiet {
         for note in &result.mapping_notes {
             eprintln!("mapping: {note}");
         }
         eprint!("{}", terminal_summary(&result.outcome, &result.run));
+        if let Some(push) = &result.push {
+            eprint!("{}", push_lines(push, &result.outcome.summary));
+        }
     }
     if config.output == OutputMode::Json {
+        let push = result.push.as_ref().map(|p| {
+            serde_json::json!({"journal": p.journal, "sent": p.sent, "from_journal": p.from_journal,
+                "reconciled": p.reconciled, "rate_limited": p.rate_limited, "interrupted": p.interrupted})
+        });
         super::print_json(
-            &serde_json::json!({ "summary": result.outcome.summary, "run": result.run }),
+            &serde_json::json!({ "summary": result.outcome.summary, "run": result.run, "push": push }),
         )?;
     }
-    Ok(())
+    Ok(match &result.push {
+        Some(p) if p.interrupted => Outcome::Interrupted,
+        _ if result.outcome.summary.has_problems() => Outcome::Problems,
+        _ => Outcome::Success,
+    })
+}
+
+fn push_lines(push: &crate::push::PushSummary, summary: &crate::report::Summary) -> String {
+    let mut out = String::new();
+    if push.sent == 0 && push.from_journal > 0 && !push.interrupted {
+        out.push_str(&format!(
+            "nothing to send: {} rows were settled by an earlier run (journal {}); `--restart` starts over\n",
+            push.from_journal,
+            push.journal.display()
+        ));
+    } else if push.from_journal > 0 {
+        out.push_str(&format!(
+            "resumed: {} rows settled by an earlier run were not sent again\n",
+            push.from_journal
+        ));
+    }
+    if push.reconciled > 0 {
+        out.push_str(&format!("{} rows settled from the service's lead list\n", push.reconciled));
+    }
+    if push.rate_limited > 0 {
+        out.push_str(&format!(
+            "the service rate-limited {} requests; leadsync slowed down\n",
+            push.rate_limited
+        ));
+    }
+    if summary.failed > 0 {
+        out.push_str("failed rows are retried by running the same command again\n");
+    }
+    if push.interrupted {
+        out.push_str("interrupted: run the same command again to continue where it stopped\n");
+    }
+    out.push_str(&format!("journal: {}\n", push.journal.display()));
+    out
 }

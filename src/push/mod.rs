@@ -1,0 +1,213 @@
+//! Sending leads: `concurrency` workers under one [`Throttle`], retrying what is safe to retry,
+//! each outcome sent to a single collector (which alone writes the journal and the reports).
+//!
+//! A request that may have reached the service (a timeout, a connection broken before the
+//! answer) is *not* retried blindly: with `allow_dupplicate` the service would accept a second
+//! copy. It comes back as `maybe_applied`, and the collector reconciles it against the lead list.
+
+mod collector;
+mod reconcile;
+mod throttle;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::sync::{Mutex, mpsc};
+use tokio::task::JoinSet;
+
+pub use collector::{CollectError, Collector, PushSummary, SendPlan};
+pub use reconcile::LeadIndex;
+pub use throttle::Throttle;
+
+use crate::client::{Client, ClientError, NewLead};
+
+/// How hard to push.
+#[derive(Debug, Clone)]
+pub struct PushConfig {
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Requests per second; 0 = unlimited.
+    pub rate: f64,
+    /// Retries of a 5xx or a failed connection before the row is `failed`.
+    pub max_retries: u32,
+    /// First retry delay; doubles each time, with jitter.
+    pub backoff: Duration,
+}
+
+impl Default for PushConfig {
+    fn default() -> Self {
+        PushConfig {
+            concurrency: 4,
+            rate: 5.0,
+            max_retries: 5,
+            backoff: Duration::from_millis(250),
+        }
+    }
+}
+
+/// Longest single backoff.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// 429s tolerated for one row before it is given up (they also slow everyone down).
+const MAX_RATE_LIMITED: u32 = 50;
+
+/// One row to send.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub row: u64,
+    pub lead: NewLead,
+}
+
+/// What the service made of a job.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sent {
+    Created {
+        lead_id: Option<u64>,
+    },
+    /// The service says the number is already in the campaign.
+    Duplicate {
+        message: String,
+    },
+    /// The service's validation refused it.
+    Rejected {
+        message: String,
+        field: Option<String>,
+    },
+    /// Given up; `maybe_applied` when the service may have written it anyway.
+    Failed {
+        message: String,
+        maybe_applied: bool,
+    },
+}
+
+/// The running workers: feed jobs into `jobs`, read `(row, Sent)` from `results`.
+pub struct Workers {
+    pub jobs: mpsc::Sender<Job>,
+    pub results: mpsc::Receiver<(u64, Sent)>,
+    pub pool: Pool,
+}
+
+/// The worker tasks and the pace they share.
+pub struct Pool {
+    tasks: JoinSet<()>,
+    pub throttle: Arc<Throttle>,
+}
+
+impl Workers {
+    pub fn start(client: &Client, config: &PushConfig) -> Workers {
+        let concurrency = config.concurrency.max(1);
+        let (jobs, jobs_rx) = mpsc::channel::<Job>(concurrency);
+        let (results_tx, results) = mpsc::channel(concurrency * 4);
+        let jobs_rx = Arc::new(Mutex::new(jobs_rx));
+        let throttle = Arc::new(Throttle::new(config.rate));
+        let mut tasks = JoinSet::new();
+        for _ in 0..concurrency {
+            let worker = Worker {
+                client: client.clone(),
+                config: config.clone(),
+                throttle: throttle.clone(),
+            };
+            let (jobs, results) = (jobs_rx.clone(), results_tx.clone());
+            tasks.spawn(async move { worker.run(jobs, results).await });
+        }
+        Workers { jobs, results, pool: Pool { tasks, throttle } }
+    }
+}
+
+impl Pool {
+    /// Waits for every worker to stop (after the job sender is dropped).
+    pub async fn join(mut self) {
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+struct Worker {
+    client: Client,
+    config: PushConfig,
+    throttle: Arc<Throttle>,
+}
+
+impl Worker {
+    async fn run(&self, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, results: mpsc::Sender<(u64, Sent)>) {
+        loop {
+            let job = jobs.lock().await.recv().await;
+            let Some(job) = job else { return };
+            let sent = self.send(&job.lead).await;
+            if results.send((job.row, sent)).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    async fn send(&self, lead: &NewLead) -> Sent {
+        let (mut failures, mut limited) = (0u32, 0u32);
+        loop {
+            self.throttle.wait_turn().await;
+            let error = match self.client.create_lead(lead).await {
+                Ok(created) => {
+                    self.throttle.succeeded();
+                    return Sent::Created {
+                        lead_id: created.data.map(|l| l.id).filter(|id| *id > 0),
+                    };
+                }
+                Err(e) => e,
+            };
+            match classify(&error) {
+                Verdict::Final(sent) => return sent,
+                Verdict::Wait(wait) if limited < MAX_RATE_LIMITED => {
+                    limited += 1;
+                    self.throttle.rate_limited(wait);
+                }
+                Verdict::Retry if failures < self.config.max_retries => {
+                    failures += 1;
+                    self.backoff(failures).await;
+                }
+                Verdict::Wait(_) | Verdict::Retry => {
+                    return Sent::Failed { message: error.to_string(), maybe_applied: false };
+                }
+            }
+        }
+    }
+
+    /// Exponential backoff with full jitter, so retrying workers do not stampede together.
+    async fn backoff(&self, attempt: u32) {
+        let ceiling = self.config.backoff.saturating_mul(1 << attempt.min(16)).min(MAX_BACKOFF);
+        let wait = ceiling.mul_f64(rand::rng().random_range(0.5..=1.0));
+        self.throttle.waiting.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(wait).await;
+        self.throttle.waiting.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+enum Verdict {
+    Final(Sent),
+    Wait(Option<Duration>),
+    Retry,
+}
+
+fn classify(error: &ClientError) -> Verdict {
+    match error {
+        e if e.maybe_applied() => {
+            Verdict::Final(Sent::Failed { message: e.to_string(), maybe_applied: true })
+        }
+        e if e.is_duplicate() => Verdict::Final(Sent::Duplicate { message: e.to_string() }),
+        ClientError::RateLimited { retry_after, .. } => Verdict::Wait(*retry_after),
+        e if e.is_retryable() => Verdict::Retry,
+        ClientError::Validation { fields, message } => Verdict::Final(Sent::Rejected {
+            message: error_text(message, fields),
+            field: fields.first().map(|f| f.field.clone()),
+        }),
+        other => Verdict::Final(Sent::Failed { message: other.to_string(), maybe_applied: false }),
+    }
+}
+
+fn error_text(message: &str, fields: &[crate::client::FieldError]) -> String {
+    if fields.is_empty() {
+        return message.to_string();
+    }
+    fields
+        .iter()
+        .map(|f| format!("{}: {}", f.field, f.messages.join(" ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}

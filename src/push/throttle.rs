@@ -1,0 +1,156 @@
+//! The pace of sending, shared by every worker: a smooth rate limit (governor, burst of one,
+//! so never a burst above the rate), a common pause when the service answers 429, and a rate
+//! that backs off while 429s keep coming and climbs back when they stop.
+
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use tokio::time::Instant;
+
+/// Successes in a row before the rate climbs one step back up.
+const CLIMB_AFTER: u32 = 50;
+/// The slowest the rate adapts down to, per second.
+const MIN_RATE: f64 = 0.5;
+/// The pause after a 429 that names no wait.
+const DEFAULT_PAUSE: Duration = Duration::from_secs(1);
+
+pub struct Throttle {
+    /// The configured rate; `None` = as fast as the workers go.
+    ceiling: Option<f64>,
+    state: Mutex<State>,
+    successes: AtomicU32,
+    /// Workers sleeping before a retry, for the progress display.
+    pub waiting: AtomicUsize,
+    /// 429 answers seen, for the report and the benchmark.
+    pub rate_limited: AtomicUsize,
+}
+
+struct State {
+    rate: f64,
+    limiter: Option<Arc<DefaultDirectRateLimiter>>,
+    paused_until: Option<Instant>,
+}
+
+impl Throttle {
+    /// `rate` requests per second; 0 means no limit.
+    pub fn new(rate: f64) -> Throttle {
+        let ceiling = (rate > 0.0).then_some(rate);
+        let state =
+            State { rate: rate.max(0.0), limiter: ceiling.map(limiter), paused_until: None };
+        Throttle {
+            ceiling,
+            state: Mutex::new(state),
+            successes: AtomicU32::new(0),
+            waiting: AtomicUsize::new(0),
+            rate_limited: AtomicUsize::new(0),
+        }
+    }
+
+    /// Waits until this worker may send: after any common pause, then for a rate-limit slot.
+    pub async fn wait_turn(&self) {
+        loop {
+            let (pause, limiter) = {
+                let state = self.state.lock().expect("throttle lock");
+                (state.paused_until, state.limiter.clone())
+            };
+            if let Some(until) = pause.filter(|u| *u > Instant::now()) {
+                tokio::time::sleep_until(until).await;
+                continue;
+            }
+            if let Some(limiter) = limiter {
+                limiter.until_ready().await;
+            }
+            // A 429 that arrived while we waited for a slot pauses this request too.
+            let paused = self.state.lock().expect("throttle lock").paused_until;
+            if paused.is_none_or(|u| u <= Instant::now()) {
+                return;
+            }
+        }
+    }
+
+    /// The service said 429: everyone pauses for its wait, and the rate steps down.
+    pub fn rate_limited(&self, wait: Option<Duration>) {
+        self.rate_limited.fetch_add(1, Ordering::Relaxed);
+        self.successes.store(0, Ordering::Relaxed);
+        let until = Instant::now() + wait.unwrap_or(DEFAULT_PAUSE);
+        let mut state = self.state.lock().expect("throttle lock");
+        state.paused_until = Some(state.paused_until.map_or(until, |u| u.max(until)));
+        // Without a configured rate, start limiting from a guess the 429 proves too high.
+        let current = if state.limiter.is_some() { state.rate } else { 20.0 };
+        state.rate = (current * 0.7).max(MIN_RATE);
+        state.limiter = Some(limiter(state.rate));
+    }
+
+    /// A request went through: after enough of them, the rate climbs back toward the ceiling.
+    pub fn succeeded(&self) {
+        if self.successes.fetch_add(1, Ordering::Relaxed) + 1 < CLIMB_AFTER {
+            return;
+        }
+        self.successes.store(0, Ordering::Relaxed);
+        let mut state = self.state.lock().expect("throttle lock");
+        let Some(current) = state.limiter.as_ref().map(|_| state.rate) else { return };
+        let next = current * 1.25;
+        match self.ceiling {
+            Some(ceiling) if next >= ceiling => {
+                if current < ceiling {
+                    state.rate = ceiling;
+                    state.limiter = Some(limiter(ceiling));
+                }
+            }
+            // Unlimited runs drop the limiter again once the service has stopped objecting.
+            None if next >= 1000.0 => state.limiter = None,
+            _ => {
+                state.rate = next;
+                state.limiter = Some(limiter(next));
+            }
+        }
+    }
+
+    /// The rate currently allowed (requests per second), `None` when unlimited.
+    pub fn current_rate(&self) -> Option<f64> {
+        let state = self.state.lock().expect("throttle lock");
+        state.limiter.as_ref().map(|_| state.rate)
+    }
+}
+
+fn limiter(rate: f64) -> Arc<DefaultDirectRateLimiter> {
+    let period = Duration::from_secs_f64(1.0 / rate);
+    let quota = Quota::with_period(period)
+        .expect("a positive rate gives a positive period")
+        .allow_burst(NonZeroU32::MIN);
+    Arc::new(RateLimiter::direct(quota))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_rate_steps_down_on_429_and_climbs_back() {
+        let throttle = Throttle::new(10.0);
+        assert_eq!(throttle.current_rate(), Some(10.0));
+        throttle.rate_limited(Some(Duration::from_millis(1)));
+        assert_eq!(throttle.current_rate(), Some(7.0));
+        for _ in 0..CLIMB_AFTER {
+            throttle.succeeded();
+        }
+        assert_eq!(throttle.current_rate(), Some(8.75));
+        for _ in 0..CLIMB_AFTER {
+            throttle.succeeded();
+        }
+        assert_eq!(throttle.current_rate(), Some(10.0), "never above the configured rate");
+    }
+
+    #[tokio::test]
+    async fn a_429_pauses_every_worker_for_the_wait() {
+        let throttle = Throttle::new(0.0);
+        assert_eq!(throttle.current_rate(), None);
+        throttle.rate_limited(Some(Duration::from_millis(200)));
+        let started = std::time::Instant::now();
+        throttle.wait_turn().await;
+        assert!(started.elapsed() >= Duration::from_millis(190), "{:?}", started.elapsed());
+    }
+}

@@ -1,0 +1,1 @@
+//! Every fixture in `tests/fixtures` through `Source::open(..).records()`.

@@ -165,7 +165,7 @@ fn file_name(url: &Url, headers: &HeaderMap) -> String {
     let from_url = url
         .path_segments()
         .and_then(|mut s| s.rfind(|s| !s.is_empty()))
-        .map(|s| percent_decode(s));
+        .map(percent_decode);
     let mut name = sanitize(&from_header.or(from_url).unwrap_or_default());
     if name.is_empty() {
         name = "download".to_owned();

@@ -676,4 +676,33 @@ mod tests {
             let _ = de().parse(raw);
         }
     }
+
+    /// Times `parse` alone on the `Phone` column of `LEADSYNC_BENCH_FILE` (first 200,000):
+    /// `LEADSYNC_BENCH_FILE=leads_1m.csv cargo test --release --lib bench_parse -- --ignored --nocapture`
+    #[test]
+    #[ignore = "benchmark: needs LEADSYNC_BENCH_FILE"]
+    fn bench_parse() {
+        use crate::source::{Source, SourceOptions};
+        let Ok(path) = std::env::var("LEADSYNC_BENCH_FILE") else {
+            return;
+        };
+        let source = Source::open(std::path::Path::new(&path), &SourceOptions::default()).unwrap();
+        let column = source.headers.iter().position(|h| h == "Phone").unwrap();
+        let phones: Vec<String> = source
+            .records()
+            .take(200_000)
+            .map(|r| r.unwrap().cells[column].to_owned())
+            .collect();
+        let parser = de();
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            let valid = phones.iter().filter(|p| parser.parse(p).is_ok()).count();
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!(
+                "parsed {} numbers ({valid} valid) in {secs:.3} s: {:.2} us/number",
+                phones.len(),
+                secs * 1e6 / phones.len() as f64
+            );
+        }
+    }
 }

@@ -2,8 +2,9 @@
 //! `csv` reader that numbers records the way Excel numbers rows.
 //!
 //! UTF-8 files are parsed as they are, without transcoding; other encodings go through
-//! `encoding_rs_io`. Each record costs one `ByteRecord` that becomes the `StringRecord` in place,
-//! so memory stays flat however many rows there are.
+//! `encoding_rs_io`. Records are read into one reused `ByteRecord`, validated as UTF-8 in one
+//! pass and copied into the row's `StringRecord`: one allocation pair per row, memory flat
+//! however many rows there are.
 
 use std::fs::File;
 use std::io::{self, Cursor, Read};
@@ -136,8 +137,8 @@ pub(super) struct CsvRows {
     reader: csv::Reader<Budget<Box<dyn Read + Send>>>,
     lines: LineCounter,
     fallback: Option<&'static Encoding>,
-    /// Bytes and fields of the previous record, to allocate the next one once.
-    capacity: (usize, usize),
+    /// The record being read, reused so that reading allocates nothing once warm.
+    raw: ByteRecord,
     done: bool,
 }
 
@@ -160,22 +161,20 @@ impl CsvRows {
             reader,
             lines: LineCounter::new(ending),
             fallback,
-            capacity: (256, 16),
+            raw: ByteRecord::new(),
             done: false,
         }
     }
 
     fn read(&mut self) -> Result<Option<Record>, SourceError> {
-        let mut raw = ByteRecord::with_capacity(self.capacity.0, self.capacity.1);
-        match self.reader.read_byte_record(&mut raw) {
+        match self.reader.read_byte_record(&mut self.raw) {
             Ok(true) => {}
             Ok(false) => return Ok(None),
             Err(e) => return Err(self.error(e)),
         }
         self.reader.get_mut().reset();
-        let row = self.lines.row(&raw, self.reader.position().line());
-        self.capacity = (raw.as_slice().len() + 16, raw.len());
-        let cells = self.decode(raw);
+        let row = self.lines.row(&self.raw, self.reader.position().line());
+        let cells = utf8_cells(&self.raw).unwrap_or_else(|| self.decode_invalid());
         let cell_errors = error_literals(&cells);
         Ok(Some(Record {
             row,
@@ -184,17 +183,13 @@ impl CsvRows {
         }))
     }
 
-    /// UTF-8 in place; a record with invalid bytes goes through the fallback decoder.
-    fn decode(&self, raw: ByteRecord) -> StringRecord {
-        let raw = match StringRecord::from_byte_record(raw) {
-            Ok(cells) => return cells,
-            Err(e) => e.into_byte_record(),
-        };
+    /// A record with invalid UTF-8: through the fallback decoder, else with U+FFFD.
+    fn decode_invalid(&self) -> StringRecord {
         let Some(encoding) = self.fallback else {
-            return StringRecord::from_byte_record_lossy(raw);
+            return StringRecord::from_byte_record_lossy(self.raw.clone());
         };
-        let mut cells = StringRecord::with_capacity(raw.as_slice().len() * 2, raw.len());
-        for field in &raw {
+        let mut cells = StringRecord::with_capacity(self.raw.as_slice().len() * 2, self.raw.len());
+        for field in &self.raw {
             cells.push_field(&encoding.decode_without_bom_handling(field).0);
         }
         cells
@@ -232,12 +227,30 @@ impl Iterator for CsvRows {
     }
 }
 
+/// The record's cells when it is valid UTF-8. One pass over the whole record is much cheaper
+/// than `StringRecord::from_byte_record`'s check of every field; each field must still start
+/// and end on a character boundary, which a slice of the checked text verifies.
+fn utf8_cells(raw: &ByteRecord) -> Option<StringRecord> {
+    let text = std::str::from_utf8(raw.as_slice()).ok()?;
+    let mut cells = StringRecord::with_capacity(text.len(), raw.len());
+    let mut start = 0;
+    for field in raw {
+        let end = start + field.len();
+        cells.push_field(text.get(start..end)?);
+        start = end;
+    }
+    Some(cells)
+}
+
 /// The texts Excel writes for formula errors; a CSV exported from a sheet carries them as text.
 pub(super) const ERROR_LITERALS: [&str; 8] = [
     "#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#DATA!",
 ];
 
 pub(super) fn error_literals(cells: &StringRecord) -> Vec<CellError> {
+    if !cells.as_slice().contains('#') {
+        return Vec::new();
+    }
     let is_error = |c: &str| c.starts_with('#') && ERROR_LITERALS.contains(&c);
     cells
         .iter()
@@ -412,6 +425,14 @@ mod tests {
         let input: Box<dyn Read + Send> = Box::new(Cursor::new(b"a,K\xF6ln\n".to_vec()));
         let mut rows = CsvRows::new("t.csv", input, b',', LineEnding::Lf, Some(WINDOWS_1252));
         assert_eq!(&rows.next().unwrap().unwrap().cells[1], "Köln");
+    }
+
+    #[test]
+    fn a_character_split_across_fields_is_not_valid_utf8() {
+        let split = ByteRecord::from(vec![&b"\xC3"[..], &b"\xA4"[..]]);
+        assert!(utf8_cells(&split).is_none());
+        let fine = ByteRecord::from(vec!["Jürgen", "", "Köln"]);
+        assert_eq!(utf8_cells(&fine).unwrap(), vec!["Jürgen", "", "Köln"]);
     }
 
     #[test]

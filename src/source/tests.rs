@@ -491,3 +491,29 @@ fn latin1_after_a_long_ascii_prefix_is_still_decoded() {
     let last = rows(source).pop().unwrap();
     assert_eq!(last.1, ["Jürgen", "Köln"]);
 }
+
+/// Reads `LEADSYNC_BENCH_FILE` end to end and prints rows, bytes and time:
+/// `LEADSYNC_BENCH_FILE=leads_1m.csv cargo test --release --lib bench_read -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark: needs LEADSYNC_BENCH_FILE"]
+fn bench_read() {
+    let Ok(path) = std::env::var("LEADSYNC_BENCH_FILE") else {
+        return;
+    };
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let source = Source::open(Path::new(&path), &SourceOptions::default()).unwrap();
+        let (mut rows, mut bytes) = (0u64, 0usize);
+        for record in source.records() {
+            let record = record.unwrap();
+            rows += 1;
+            bytes += record.cells.as_slice().len();
+        }
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "read {rows} rows ({:.1} MB of cells) in {secs:.3} s: {:.0} rows/s",
+            bytes as f64 / 1e6,
+            rows as f64 / secs
+        );
+    }
+}

@@ -15,17 +15,17 @@
 //! HTTP to the service; `sandbox` is an independent implementation of that service for tests,
 //! demos and `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
 
-pub mod cli;
+pub mod source;
+pub mod phone;
+pub mod mapping;
+pub mod validate;
+pub mod push;
+pub mod journal;
+pub mod report;
+pub mod pipeline;
+pub mod progress;
 pub mod client;
 pub mod events;
 pub mod export;
-pub mod journal;
-pub mod mapping;
-pub mod phone;
-pub mod pipeline;
-pub mod progress;
-pub mod push;
-pub mod report;
 pub mod sandbox;
-pub mod source;
-pub mod validate;
+pub mod cli;

@@ -1,66 +1,363 @@
-//! TEMP STUB
+//! The first stage: rows in. Owns everything between a path or URL and a stream of `Record`s
+//! with a header: what the file really is (by content, not extension), its encoding and
+//! delimiter, which sheet and which row holds the column names, and cell values as a person
+//! sees them in Excel.
+//!
+//! ```text
+//!  path ──► detect ──► csv (encoding, delimiter, Excel row numbers)  ──┐
+//!             │                                                        ├─► header ──► Records
+//!             └──────► sheet (calamine on its own thread, streaming) ─┘
+//! ```
+//!
+//! `fetch` turns a URL into a local file first. Nothing here panics on bad input: damaged
+//! files are `SourceError`s that say what to do.
+
+mod cell;
+mod cfb;
+mod csv;
+mod delimiter;
+mod detect;
+mod encoding;
+mod error;
+mod fetch;
+mod header;
+mod sheet;
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::str::FromStr;
+
+pub use error::SourceError;
+pub use fetch::{MAX_DOWNLOAD_BYTES, fetch, fetch_with_limit};
+
+/// How to read a file; the default sniffs everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceOptions {
+    /// The CSV delimiter, e.g. `b';'`.
+    pub delimiter: Option<u8>,
+    /// A WHATWG encoding label such as `windows-1252` or `utf-16le`.
+    pub encoding: Option<String>,
+    /// The workbook sheet to read; default: the first sheet with data.
+    pub sheet: Option<SheetSelector>,
+    /// The 1-based row that holds the column names.
+    pub header_row: Option<u64>,
+}
+
+/// A sheet by name or by the 1-based position of its tab.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SheetSelector {
+    /// An exact name wins; failing that the name ignoring case, then a number as a position.
+    Name(String),
+    Index(usize),
+}
+
+/// Parses what a person typed. Names are resolved against the workbook when it is opened,
+/// where an exact sheet name wins over reading the text as a number.
+impl FromStr for SheetSelector {
+    type Err = Infallible;
+
+    fn from_str(s: &str) -> Result<SheetSelector, Infallible> {
+        Ok(SheetSelector::Name(s.to_owned()))
+    }
+}
+
+impl fmt::Display for SheetSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SheetSelector::Name(name) => f.write_str(name),
+            SheetSelector::Index(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// What a file is, decided from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Csv,
+    Tsv,
+    Xlsx,
+    Xlsm,
+    Xlsb,
+    Xls,
+    Ods,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Csv => "CSV",
+            Format::Tsv => "TSV",
+            Format::Xlsx => "XLSX",
+            Format::Xlsm => "XLSM",
+            Format::Xlsb => "XLSB",
+            Format::Xls => "XLS",
+            Format::Ods => "ODS",
+        })
+    }
+}
+
+/// One row of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
+    /// The row number Excel shows: the header is row 1 unless titles or blank rows precede it.
     pub row: u64,
-    pub cells: csv::StringRecord,
+    /// The cells, at least as many as there are headers (short rows are padded with "").
+    pub cells: ::csv::StringRecord,
+    /// Cells holding a spreadsheet error (`#N/A`, `#DIV/0!`); their text stays in `cells`.
     pub cell_errors: Vec<CellError>,
 }
-pub struct CellError {
-    pub column: usize,
-    pub value: String,
-}
+
 impl Record {
+    /// True when no cell holds anything but whitespace.
     pub fn is_blank(&self) -> bool {
         self.cells.iter().all(|c| c.trim().is_empty())
     }
 }
-#[derive(Debug, Clone, Default)]
-pub struct SourceOptions {
-    pub delimiter: Option<u8>,
-    pub encoding: Option<String>,
-    pub sheet: Option<SheetSelector>,
-    pub header_row: Option<u64>,
+
+/// A cell whose value is a spreadsheet error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellError {
+    /// 0-based index into `Record::cells` (and `Source::headers`).
+    pub column: usize,
+    /// The error as Excel shows it, e.g. `#N/A`.
+    pub value: String,
 }
-#[derive(Debug, Clone)]
-pub enum SheetSelector {
-    Name(String),
-    Index(usize),
-}
-impl std::str::FromStr for SheetSelector {
-    type Err = SourceError;
-    fn from_str(s: &str) -> Result<Self, SourceError> {
-        Ok(SheetSelector::Name(s.into()))
-    }
-}
-#[derive(Debug, thiserror::Error)]
-#[error("source error: {0}")]
-pub struct SourceError(String);
+
+/// An opened file: what it is, its column names, and its rows still to read.
 pub struct Source {
+    /// The path (or URL) for messages.
+    pub location: String,
+    pub format: Format,
+    /// Trimmed column names, trailing empty ones dropped.
     pub headers: Vec<String>,
-    pub sheet: Option<String>,
-    rdr: csv::Reader<std::fs::File>,
+    /// The row number of the header.
     pub header_row: u64,
+    /// The sheet read, for workbooks.
+    pub sheet: Option<String>,
+    /// The text encoding, for CSV/TSV (e.g. `UTF-8`, `windows-1252`, `UTF-16LE`).
+    pub encoding: Option<&'static str>,
+    /// The delimiter, for CSV/TSV.
+    pub delimiter: Option<u8>,
+    /// Rows read while looking for the header that come after it (or the error that stopped
+    /// the look-ahead), handed out before the rest.
+    pending: VecDeque<Result<Record, SourceError>>,
+    rows: Rows,
 }
+
+/// Bytes read to decide format, encoding and delimiter.
+const PREFIX_BYTES: usize = 64 * 1024;
+/// Non-blank rows read ahead to tell a title row from the header.
+const LOOKAHEAD_ROWS: usize = 12;
+
 impl Source {
-    pub fn open(path: &std::path::Path, _o: &SourceOptions) -> Result<Source, SourceError> {
-        let mut rdr = csv::ReaderBuilder::new()
-            .flexible(true)
-            .from_path(path)
-            .map_err(|e| SourceError(e.to_string()))?;
-        let headers = rdr
-            .headers()
-            .map_err(|e| SourceError(e.to_string()))?
-            .iter()
-            .map(String::from)
-            .collect();
-        Ok(Source { headers, sheet: None, rdr, header_row: 1 })
+    /// Opens `path`, decides what it is, and reads up to the header.
+    pub fn open(path: &Path, opts: &SourceOptions) -> Result<Source, SourceError> {
+        let location = path.display().to_string();
+        let mut file = File::open(path).map_err(|e| SourceError::io(&location, e))?;
+        let (prefix, whole) = read_prefix(&mut file, &location)?;
+        if prefix.is_empty() {
+            return Err(SourceError::Empty { location });
+        }
+        let format = match detect::kind(&location, &prefix)? {
+            detect::Kind::Text => return Source::open_text(location, file, prefix, whole, opts),
+            detect::Kind::Zip => detect::zip_format(path, &location)?,
+            detect::Kind::Ole => detect::ole_format(path, &location)?,
+        };
+        drop(file);
+        let opened = sheet::open(path, &location, format, opts.sheet.as_ref())?;
+        let source = Source {
+            location,
+            format,
+            headers: Vec::new(),
+            header_row: 0,
+            sheet: Some(opened.sheet),
+            encoding: None,
+            delimiter: None,
+            pending: VecDeque::new(),
+            rows: Rows::Sheet(opened.rows),
+        };
+        source.with_header(opts.header_row)
     }
-    pub fn records(self) -> impl Iterator<Item = Result<Record, SourceError>> + Send {
-        self.rdr.into_records().enumerate().map(|(i, r)| {
-            r.map(|cells| Record { row: i as u64 + 2, cells, cell_errors: vec![] })
-                .map_err(|e| SourceError(e.to_string()))
+
+    fn open_text(
+        location: String,
+        file: File,
+        prefix: Vec<u8>,
+        whole: bool,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
+        let opened = csv::open(&location, file, prefix, whole, opts)?;
+        let format = if opened.delimiter == b'\t' {
+            Format::Tsv
+        } else {
+            Format::Csv
+        };
+        let source = Source {
+            location,
+            format,
+            headers: Vec::new(),
+            header_row: 0,
+            sheet: None,
+            encoding: Some(opened.encoding.name()),
+            delimiter: Some(opened.delimiter),
+            pending: VecDeque::new(),
+            rows: Rows::Csv(opened.rows),
+        };
+        source.with_header(opts.header_row)
+    }
+
+    /// Reads up to and including the header row: the one asked for, or the sniffed one.
+    fn with_header(mut self, header_row: Option<u64>) -> Result<Source, SourceError> {
+        let header = match header_row {
+            Some(n) => self.read_to_row(n)?,
+            None => self.sniff_header()?,
+        };
+        self.headers = header::names(&header);
+        self.header_row = header.row;
+        Ok(self)
+    }
+
+    fn read_to_row(&mut self, wanted: u64) -> Result<Record, SourceError> {
+        if wanted == 0 {
+            return Err(SourceError::InvalidOption {
+                location: self.location.clone(),
+                option: "header row",
+                value: "0".to_owned(),
+                advice: "rows are numbered from 1, as in Excel",
+            });
+        }
+        let mut last_row = 0;
+        for record in self.rows.by_ref() {
+            let record = record?;
+            if record.row < wanted {
+                last_row = record.row;
+                continue;
+            }
+            if record.row == wanted && !record.is_blank() {
+                return Ok(record);
+            }
+            return Err(SourceError::HeaderRowBlank {
+                location: self.location.clone(),
+                sheet: self.sheet.clone(),
+                header_row: wanted,
+            });
+        }
+        Err(SourceError::HeaderRowMissing {
+            location: self.location.clone(),
+            sheet: self.sheet.clone(),
+            header_row: wanted,
+            last_row,
         })
     }
+
+    fn sniff_header(&mut self) -> Result<Record, SourceError> {
+        let mut seen: Vec<Record> = Vec::new();
+        let mut stopped_by = None;
+        while seen.iter().filter(|r| !r.is_blank()).count() < LOOKAHEAD_ROWS {
+            match self.rows.next() {
+                Some(Ok(record)) => seen.push(record),
+                Some(Err(e)) => {
+                    stopped_by = Some(e);
+                    break;
+                }
+                None => break,
+            }
+        }
+        let Some(at) = header::sniff(&seen) else {
+            return Err(stopped_by.unwrap_or_else(|| SourceError::NoData {
+                location: self.location.clone(),
+                sheet: self.sheet.clone(),
+            }));
+        };
+        let mut rest = seen.split_off(at);
+        let header = rest.remove(0);
+        self.pending = rest
+            .into_iter()
+            .map(Ok)
+            .chain(stopped_by.map(Err))
+            .collect();
+        Ok(header)
+    }
+
+    /// The rows after the header, in file order, streaming.
+    pub fn records(self) -> Records {
+        Records {
+            pending: self.pending,
+            rows: self.rows,
+            width: self.headers.len(),
+        }
+    }
 }
-pub async fn fetch(_url: &str, _dir: &std::path::Path) -> Result<std::path::PathBuf, SourceError> {
-    Err(SourceError("stub".into()))
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Source")
+            .field("location", &self.location)
+            .field("format", &self.format)
+            .field("headers", &self.headers)
+            .field("header_row", &self.header_row)
+            .field("sheet", &self.sheet)
+            .field("encoding", &self.encoding)
+            .field("delimiter", &self.delimiter.map(char::from))
+            .finish_non_exhaustive()
+    }
 }
+
+/// Reads up to `PREFIX_BYTES`; the flag says the file ended within them.
+fn read_prefix(file: &mut File, location: &str) -> Result<(Vec<u8>, bool), SourceError> {
+    let mut prefix = Vec::with_capacity(PREFIX_BYTES);
+    file.by_ref()
+        .take(PREFIX_BYTES as u64)
+        .read_to_end(&mut prefix)
+        .map_err(|e| SourceError::io(location, e))?;
+    let whole = prefix.len() < PREFIX_BYTES;
+    Ok((prefix, whole))
+}
+
+/// The record stream of either kind of file.
+enum Rows {
+    Csv(csv::CsvRows),
+    Sheet(sheet::SheetRows),
+}
+
+impl Iterator for Rows {
+    type Item = Result<Record, SourceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Rows::Csv(rows) => rows.next(),
+            Rows::Sheet(rows) => rows.next(),
+        }
+    }
+}
+
+/// The data rows of a `Source`, each padded to the number of headers.
+pub struct Records {
+    pending: VecDeque<Result<Record, SourceError>>,
+    rows: Rows,
+    width: usize,
+}
+
+impl Iterator for Records {
+    type Item = Result<Record, SourceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = match self.pending.pop_front() {
+            Some(item) => item,
+            None => self.rows.next()?,
+        };
+        Some(item.map(|mut record| {
+            while record.cells.len() < self.width {
+                record.cells.push_field("");
+            }
+            record
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests;

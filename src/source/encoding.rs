@@ -1,0 +1,160 @@
+//! The text encoding of a CSV: a BOM when there is one, UTF-8 when the bytes are valid UTF-8,
+//! UTF-16 recognised by its zero bytes, otherwise chardetng's guess (Windows-1252 for the
+//! German and French files Excel writes). An explicit label always wins.
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+
+use super::SourceError;
+
+/// The decision for one file.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TextEncoding {
+    pub encoding: &'static Encoding,
+    /// Bytes of byte-order mark at the start, never part of the data.
+    pub bom_len: usize,
+    /// The sniffed prefix held no byte above 0x7F, so UTF-8 was a default, not a finding.
+    pub ascii_prefix: bool,
+}
+
+/// Decides the encoding from the first bytes. `whole` says the prefix is the entire file.
+pub(super) fn detect(
+    location: &str,
+    prefix: &[u8],
+    whole: bool,
+    label: Option<&str>,
+) -> Result<TextEncoding, SourceError> {
+    let (bom_encoding, bom_len) = bom(location, prefix)?;
+    let body = &prefix[bom_len..];
+    let ascii_prefix = body.is_ascii();
+    let encoding = match label {
+        Some(label) => from_label(location, label)?,
+        None => bom_encoding
+            .or_else(|| utf16_without_bom(body))
+            .unwrap_or_else(|| sniff(body, whole)),
+    };
+    let is_utf16 = encoding == UTF_16LE || encoding == UTF_16BE;
+    if !is_utf16 && body.contains(&0) {
+        return Err(SourceError::NotTabular {
+            location: location.to_owned(),
+            found: "a binary file",
+            advice: "export the data as .xlsx or .csv",
+        });
+    }
+    Ok(TextEncoding {
+        encoding,
+        bom_len,
+        ascii_prefix,
+    })
+}
+
+fn bom(location: &str, prefix: &[u8]) -> Result<(Option<&'static Encoding>, usize), SourceError> {
+    if prefix.starts_with(b"\xFF\xFE\0\0") || prefix.starts_with(b"\0\0\xFE\xFF") {
+        return Err(SourceError::NotTabular {
+            location: location.to_owned(),
+            found: "UTF-32 text",
+            advice: "save it again as UTF-8 (in Excel: CSV UTF-8)",
+        });
+    }
+    Ok(match Encoding::for_bom(prefix) {
+        Some((encoding, len)) => (Some(encoding), len),
+        None => (None, 0),
+    })
+}
+
+fn from_label(location: &str, label: &str) -> Result<&'static Encoding, SourceError> {
+    Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| SourceError::InvalidOption {
+        location: location.to_owned(),
+        option: "encoding",
+        value: label.to_owned(),
+        advice: "use a label such as `utf-8`, `windows-1252`, `iso-8859-15` or `utf-16le`",
+    })
+}
+
+/// UTF-16 text without a BOM shows a zero byte in every other position while it is ASCII.
+fn utf16_without_bom(body: &[u8]) -> Option<&'static Encoding> {
+    let sample = &body[..body.len().min(1024) & !1];
+    if sample.len() < 4 {
+        return None;
+    }
+    let pairs = sample.len() / 2;
+    let zero_even = sample.iter().step_by(2).filter(|&&b| b == 0).count();
+    let zero_odd = sample
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&b| b == 0)
+        .count();
+    if zero_odd * 10 >= pairs * 7 && zero_even * 10 < pairs {
+        Some(UTF_16LE)
+    } else if zero_even * 10 >= pairs * 7 && zero_odd * 10 < pairs {
+        Some(UTF_16BE)
+    } else {
+        None
+    }
+}
+
+/// UTF-8 when the prefix is valid UTF-8 (a sequence cut by the prefix's end is allowed),
+/// else chardetng's guess.
+fn sniff(body: &[u8], whole: bool) -> &'static Encoding {
+    match std::str::from_utf8(body) {
+        Ok(_) => return UTF_8,
+        Err(e) if e.error_len().is_none() && !whole => return UTF_8,
+        Err(_) => {}
+    }
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(body, whole);
+    detector.guess(None, Utf8Detection::Allow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(prefix: &[u8]) -> &'static str {
+        detect("t.csv", prefix, true, None).unwrap().encoding.name()
+    }
+
+    #[test]
+    fn boms_and_utf8() {
+        assert_eq!(name(b"\xEF\xBB\xBFName;Ort\n"), "UTF-8");
+        assert_eq!(
+            detect("t", b"\xEF\xBB\xBFa", true, None).unwrap().bom_len,
+            3
+        );
+        assert_eq!(name(b"\xFF\xFEN\0a\0"), "UTF-16LE");
+        assert_eq!(name(b"\xFE\xFF\0N\0a"), "UTF-16BE");
+        assert_eq!(name("Name;Straße\nJürgen;Köln\n".as_bytes()), "UTF-8");
+    }
+
+    #[test]
+    fn windows_1252_from_german_and_french_text() {
+        let german = b"Name;Stadt;Notiz\nJ\xFCrgen M\xFCller;K\xF6ln;Gr\xFC\xDFe\nK\xE4the Wei\xDF;M\xFCnchen;sch\xF6n\n";
+        assert_eq!(name(german), "windows-1252");
+        let french =
+            b"Nom,Ville\nFran\xE7ois Lef\xE8vre,Besan\xE7on\nH\xE9l\xE8ne C\xF4t\xE9,Gen\xE8ve\n";
+        assert_eq!(name(french), "windows-1252");
+    }
+
+    #[test]
+    fn utf16_without_bom_is_recognised() {
+        let le: Vec<u8> = "Name,Phone\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(name(&le), "UTF-16LE");
+    }
+
+    #[test]
+    fn label_overrides_and_unknown_label_is_an_error() {
+        let e = detect("t", b"abc", true, Some("latin1")).unwrap();
+        assert_eq!(e.encoding.name(), "windows-1252");
+        let err = detect("t", b"abc", true, Some("klingon")).unwrap_err();
+        assert!(err.to_string().contains("`klingon`"), "{err}");
+    }
+
+    #[test]
+    fn nul_bytes_mean_binary() {
+        assert!(detect("t", b"abc\0\x01\x02def", true, None).is_err());
+    }
+}

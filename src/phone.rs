@@ -79,14 +79,10 @@ impl PhoneProblem {
 impl PhoneParser {
     /// A parser for `default_region`, a two-letter code such as `DE` (any case).
     pub fn new(default_region: &str) -> Result<PhoneParser, PhoneError> {
-        let unknown = || PhoneError::UnknownRegion {
-            region: default_region.to_owned(),
-        };
+        let unknown = || PhoneError::UnknownRegion { region: default_region.to_owned() };
         let region = Region::from_code(default_region.trim()).map_err(|_| unknown())?;
         // Loads the metadata now rather than inside the first parse.
-        PHONE_NUMBER_UTIL
-            .get_country_code_for_region(region)
-            .ok_or_else(unknown)?;
+        PHONE_NUMBER_UTIL.get_country_code_for_region(region).ok_or_else(unknown)?;
         Ok(PhoneParser { region })
     }
 
@@ -99,9 +95,7 @@ impl PhoneParser {
         let cleaned = clean(text)?;
         let (number, region) = self.parse_cleaned(&cleaned)?;
         Ok(Phone {
-            e164: PHONE_NUMBER_UTIL
-                .format(&number, PhoneNumberFormat::E164)
-                .into_owned(),
+            e164: PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164).into_owned(),
             region: region.map(|r| r.to_string()),
             extension_dropped: cleaned.extension.map(str::to_owned),
         })
@@ -131,23 +125,17 @@ impl PhoneParser {
     }
 
     fn country_code(&self) -> i32 {
-        PHONE_NUMBER_UTIL
-            .get_country_code_for_region(self.region)
-            .unwrap_or_default()
+        PHONE_NUMBER_UTIL.get_country_code_for_region(self.region).unwrap_or_default()
     }
 
     fn read(&self, digits: &str) -> Result<Reading, PhoneProblem> {
-        let number = PHONE_NUMBER_UTIL
-            .parse(digits, Some(self.region))
-            .map_err(from_parse_error)?;
+        let number =
+            PHONE_NUMBER_UTIL.parse(digits, Some(self.region)).map_err(from_parse_error)?;
         let region = PHONE_NUMBER_UTIL.get_region_for_number(&number);
         if !region.is_some_and(|r| PHONE_NUMBER_UTIL.is_valid_number_for_region(&number, r)) {
             return Ok(Reading::Invalid(number));
         }
-        Ok(Reading::Valid(
-            number,
-            region.filter(|r| *r != Region::World),
-        ))
+        Ok(Reading::Valid(number, region.filter(|r| *r != Region::World)))
     }
 
     /// Why a number that parses is not valid.
@@ -163,9 +151,7 @@ impl PhoneParser {
                 let region = PHONE_NUMBER_UTIL
                     .get_region_for_country_code(number.country_code)
                     .unwrap_or(self.region);
-                PhoneProblem::InvalidForRegion {
-                    region: region.to_string(),
-                }
+                PhoneProblem::InvalidForRegion { region: region.to_string() }
             }
         }
     }
@@ -191,10 +177,7 @@ fn from_parse_error(error: ParseError) -> PhoneProblem {
 /// and the `="0151..."` trick some exports use to keep a leading zero.
 fn trim(raw: &str) -> &str {
     let text = raw.trim_matches(is_blank);
-    let text = text
-        .strip_prefix('\'')
-        .unwrap_or(text)
-        .trim_matches(is_blank);
+    let text = text.strip_prefix('\'').unwrap_or(text).trim_matches(is_blank);
     match text.strip_prefix("=\"").and_then(|t| t.strip_suffix('"')) {
         Some(inner) => inner.trim_matches(is_blank),
         None => text,
@@ -226,10 +209,7 @@ struct Digits {
 
 impl Digits {
     fn new() -> Digits {
-        Digits {
-            buf: [0; MAX_DIGITS + 1],
-            len: 0,
-        }
+        Digits { buf: [0; MAX_DIGITS + 1], len: 0 }
     }
 
     fn push(&mut self, b: u8) -> Result<(), PhoneProblem> {
@@ -298,9 +278,7 @@ impl Cleaned<'_> {
                 plus => (self.digits, plus),
             };
         }
-        let with_zero = self
-            .dropped_trunk_zero
-            .and_then(|at| self.digits.insert_zero_at(at));
+        let with_zero = self.dropped_trunk_zero.and_then(|at| self.digits.insert_zero_at(at));
         (self.digits, with_zero)
     }
 }
@@ -430,9 +408,7 @@ fn extension_at(rest: &str) -> Option<&str> {
         rest.len() >= m.len() && rest.as_bytes()[..m.len()].eq_ignore_ascii_case(m.as_bytes())
     })?;
     let after = rest[mark.len()..].trim_start_matches(|c: char| is_blank(c) || ".:=#-".contains(c));
-    let end = after
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(after.len());
+    let end = after.find(|c: char| !c.is_ascii_digit()).unwrap_or(after.len());
     let (ext, tail) = after.split_at(end);
     let tail_ok = tail.chars().all(|c| is_blank(c) || c == ')');
     (!ext.is_empty() && ext.len() <= 7 && tail_ok).then_some(ext)
@@ -489,19 +465,13 @@ mod tests {
             assert_eq!(e164(raw), "+4915112345678", "{raw}");
         }
         assert_eq!(e164("030 12345678"), "+493012345678");
-        assert_eq!(
-            de().parse("+49 30 12345678").unwrap().region.as_deref(),
-            Some("DE")
-        );
+        assert_eq!(de().parse("+49 30 12345678").unwrap().region.as_deref(), Some("DE"));
     }
 
     #[test]
     fn unicode_spaces_and_digits() {
         assert_eq!(e164("+49\u{a0}151\u{a0}12345678"), "+4915112345678");
-        assert_eq!(
-            e164("+49\u{202f}151\u{2009}1234\u{2007}5678"),
-            "+4915112345678"
-        );
+        assert_eq!(e164("+49\u{202f}151\u{2009}1234\u{2007}5678"), "+4915112345678");
         assert_eq!(e164("\u{200e}+49 151 12345678\u{200f}"), "+4915112345678");
         assert_eq!(e164("＋４９ １５１ １２３４５６７８"), "+4915112345678");
         assert_eq!(e164("+٤٩١٥١١٢٣٤٥٦٧٨"), "+4915112345678");
@@ -526,10 +496,7 @@ mod tests {
         let phone = de().parse("+49 30 12345678 Durchwahl 12").unwrap();
         assert_eq!(phone.e164, "+493012345678");
         assert_eq!(phone.extension_dropped.as_deref(), Some("12"));
-        assert_eq!(
-            de().parse("+4915112345678").unwrap().extension_dropped,
-            None
-        );
+        assert_eq!(de().parse("+4915112345678").unwrap().extension_dropped, None);
     }
 
     #[test]
@@ -573,10 +540,7 @@ mod tests {
         assert_eq!(it.parse("02 1234 5678").unwrap().e164, "+390212345678");
         let us = PhoneParser::new("US").unwrap();
         assert_eq!(us.parse("(415) 555-2671").unwrap().e164, "+14155552671");
-        assert_eq!(
-            us.parse("011 49 151 12345678").unwrap().e164,
-            "+4915112345678"
-        );
+        assert_eq!(us.parse("011 49 151 12345678").unwrap().e164, "+4915112345678");
         let gb = PhoneParser::new("GB").unwrap();
         assert_eq!(gb.parse("07400 123456").unwrap().e164, "+447400123456");
     }
@@ -601,34 +565,21 @@ mod tests {
         assert_eq!(problem("asdf"), PhoneProblem::NotANumber);
         assert_eq!(problem("ask reception"), PhoneProblem::NotANumber);
         assert_eq!(problem("0151 CALL ME"), PhoneProblem::NotANumber);
-        assert_eq!(
-            problem("+49 151 1234 +49 171 1234"),
-            PhoneProblem::NotANumber
-        );
+        assert_eq!(problem("+49 151 1234 +49 171 1234"), PhoneProblem::NotANumber);
         assert_eq!(problem("+49 1"), PhoneProblem::TooShort);
         assert_eq!(problem("12"), PhoneProblem::TooShort);
         assert_eq!(problem("+1 (415) 555"), PhoneProblem::TooShort);
         assert_eq!(problem("+49 151 1234567890123"), PhoneProblem::TooLong);
-        assert_eq!(
-            problem("1234567890123456789012345678901234"),
-            PhoneProblem::TooLong
-        );
-        assert_eq!(
-            problem("+999 123 456 789"),
-            PhoneProblem::InvalidCountryCode
-        );
+        assert_eq!(problem("1234567890123456789012345678901234"), PhoneProblem::TooLong);
+        assert_eq!(problem("+999 123 456 789"), PhoneProblem::InvalidCountryCode);
         assert_eq!(problem("000000"), PhoneProblem::InvalidCountryCode);
         assert_eq!(
             problem("+49 999 1234567"),
-            PhoneProblem::InvalidForRegion {
-                region: "DE".to_owned()
-            }
+            PhoneProblem::InvalidForRegion { region: "DE".to_owned() }
         );
         assert_eq!(
             problem("+1 415 155 2671"),
-            PhoneProblem::InvalidForRegion {
-                region: "US".to_owned()
-            }
+            PhoneProblem::InvalidForRegion { region: "US".to_owned() }
         );
     }
 
@@ -636,9 +587,7 @@ mod tests {
     fn problem_codes_and_messages() {
         assert_eq!(PhoneProblem::Missing.code(), "missing_phone");
         assert_eq!(PhoneProblem::TooShort.code(), "invalid_phone");
-        let invalid = PhoneProblem::InvalidForRegion {
-            region: "DE".to_owned(),
-        };
+        let invalid = PhoneProblem::InvalidForRegion { region: "DE".to_owned() };
         assert_eq!(invalid.to_string(), "not a valid DE number");
         assert_eq!(invalid.code(), "invalid_phone");
     }
@@ -688,11 +637,8 @@ mod tests {
         };
         let source = Source::open(std::path::Path::new(&path), &SourceOptions::default()).unwrap();
         let column = source.headers.iter().position(|h| h == "Phone").unwrap();
-        let phones: Vec<String> = source
-            .records()
-            .take(200_000)
-            .map(|r| r.unwrap().cells[column].to_owned())
-            .collect();
+        let phones: Vec<String> =
+            source.records().take(200_000).map(|r| r.unwrap().cells[column].to_owned()).collect();
         let parser = de();
         for _ in 0..3 {
             let started = std::time::Instant::now();

@@ -95,13 +95,13 @@ pub enum PipelineError {
     Phone(#[from] PhoneError),
     #[error(transparent)]
     Report(#[from] ReportError),
-    #[error("fetching the campaign list: {0}")]
+    #[error("fetching the campaign list")]
     Campaigns(#[source] ClientError),
     #[error("the campaign for every row, {0}")]
     FixedCampaign(String),
     #[error("{context}: {source}")]
     Thread { context: &'static str, source: std::io::Error },
-    #[error("fetching the lead list: {0}")]
+    #[error("fetching the lead list")]
     Leads(#[source] ClientError),
     #[error(transparent)]
     Journal(#[from] JournalError),

@@ -83,6 +83,8 @@ pub enum Command {
     Webhook(commands::webhook::WebhookCommand),
     /// Validate a sheet and send its leads (`--dry-run`: validate and report only)
     Import(commands::import::ImportArgs),
+    /// Send a sheet's new leads: for cron (skips existing leads, resumes, locks, plain logs)
+    Sync(commands::sync::SyncArgs),
     /// Write the mapping leadsync infers for a sheet, as a TOML file to review
     Init(commands::init::InitArgs),
     /// Run the local reference implementation of the service

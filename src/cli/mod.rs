@@ -2,7 +2,7 @@
 
 mod args;
 mod commands;
-mod config;
+pub(crate) mod config;
 pub(crate) mod exit;
 mod session;
 mod table;
@@ -49,6 +49,7 @@ async fn dispatch(command: &Command, config: &Config) -> anyhow::Result<Outcome>
         Command::Assistants(c) => commands::assistants::run(c, config).await,
         Command::Webhook(c) => commands::webhook::run(c, config).await,
         Command::Import(a) => commands::import::run(a, config).await,
+        Command::Sync(a) => commands::sync::run(a, config).await,
         Command::Init(a) => commands::init::run(a, config).await,
         Command::Sandbox(a) => commands::sandbox::run(a, config).await,
     }

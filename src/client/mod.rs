@@ -26,6 +26,8 @@ pub use model::{
 const USER_AGENT: &str = concat!("leadsync/", env!("CARGO_PKG_VERSION"));
 /// How many bytes of an unexpected body an error quotes.
 const SNIPPET_BYTES: usize = 200;
+/// Retries of a failed read before giving up.
+const READ_RETRIES: u32 = 5;
 /// The service's page size bounds for the assistant list.
 pub const PER_PAGE_RANGE: std::ops::RangeInclusive<u64> = 1..=100;
 
@@ -157,13 +159,28 @@ impl Client {
         Ok(answer.get("message").and_then(Value::as_str).unwrap_or_default().to_string())
     }
 
-    /// A GET of `path` (relative to the base URL), as raw JSON.
+    /// A GET of `path` (relative to the base URL), as raw JSON. Reads change nothing, so a
+    /// 5xx, a 429 or a lost connection is retried here a few times with backoff.
     pub async fn get_raw(
         &self,
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Value, ClientError> {
-        self.send(Method::GET, path, query, None).await
+        let mut attempt = 0;
+        loop {
+            match self.send(Method::GET, path, query, None).await {
+                Err(e) if e.is_retryable() && attempt < READ_RETRIES => {
+                    attempt += 1;
+                    let backoff = Duration::from_millis(100 << attempt);
+                    tracing::debug!(path, attempt, error = %e, "retrying a read");
+                    tokio::time::sleep(
+                        e.retry_after().unwrap_or(backoff).min(Duration::from_secs(30)),
+                    )
+                    .await;
+                }
+                other => return other,
+            }
+        }
     }
 
     async fn send(

@@ -56,7 +56,7 @@ pub enum CollectError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Report(#[from] ReportError),
-    #[error("fetching the lead list to reconcile rows in doubt: {0}")]
+    #[error("fetching the lead list to reconcile rows in doubt")]
     LeadList(#[source] crate::client::ClientError),
 }
 

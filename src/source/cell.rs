@@ -108,13 +108,7 @@ fn write_duration_seconds(seconds: f64, out: &mut String) {
     let total = seconds.round() as i64;
     let sign = if total < 0 { "-" } else { "" };
     let total = total.abs();
-    let _ = write!(
-        out,
-        "{sign}{}:{:02}:{:02}",
-        total / 3600,
-        total / 60 % 60,
-        total % 60
-    );
+    let _ = write!(out, "{sign}{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
 }
 
 /// ODS times arrive as `PT10H30M00S`; anything else is kept as written.
@@ -169,10 +163,7 @@ mod tests {
         let duration =
             Value::DateTime(ExcelDateTime::new(1.5, ExcelDateTimeType::TimeDelta, false));
         assert_eq!(text(duration), "36:00:00");
-        assert_eq!(
-            text(Value::IsoDateTime("2024-03-01T00:00:00")),
-            "2024-03-01"
-        );
+        assert_eq!(text(Value::IsoDateTime("2024-03-01T00:00:00")), "2024-03-01");
         assert_eq!(text(Value::IsoDuration("PT10H30M00S")), "10:30:00");
         assert_eq!(text(Value::IsoDuration("P1Y")), "P1Y");
     }

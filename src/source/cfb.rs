@@ -69,10 +69,8 @@ fn entry_name(entry: &[u8]) -> Option<String> {
         return None;
     }
     let len = (u16_at(entry, 0x40) as usize).min(64).saturating_sub(2);
-    let units: Vec<u16> = entry[..len]
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let units: Vec<u16> =
+        entry[..len].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     Some(String::from_utf16_lossy(&units))
 }
 

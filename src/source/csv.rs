@@ -39,28 +39,18 @@ pub(super) fn open(
     opts: &SourceOptions,
 ) -> Result<CsvSource, SourceError> {
     let enc = encoding::detect(location, &prefix, whole, opts.encoding.as_deref())?;
-    let text = enc
-        .encoding
-        .decode_without_bom_handling(&prefix[enc.bom_len..])
-        .0;
+    let text = enc.encoding.decode_without_bom_handling(&prefix[enc.bom_len..]).0;
     let sep = delimiter::sep_line(&text);
     let body = &text[sep.map_or(0, |(_, len)| len)..];
     let delimiter = match opts.delimiter {
         Some(d) => check_delimiter(location, d)?,
-        None => sep
-            .map(|(d, _)| d)
-            .or_else(|| delimiter::sniff(body, whole))
-            .unwrap_or(b','),
+        None => sep.map(|(d, _)| d).or_else(|| delimiter::sniff(body, whole)).unwrap_or(b','),
     };
     let ending = line_ending(body);
     let skip = enc.bom_len + sep.map_or(0, |(_, len)| len * code_unit(enc.encoding));
     let input = input(file, prefix, skip, &enc, ending);
     let rows = CsvRows::new(location, input, delimiter, ending, fallback(&enc));
-    Ok(CsvSource {
-        encoding: enc.encoding,
-        delimiter,
-        rows,
-    })
+    Ok(CsvSource { encoding: enc.encoding, delimiter, rows })
 }
 
 fn check_delimiter(location: &str, d: u8) -> Result<u8, SourceError> {
@@ -76,11 +66,7 @@ fn check_delimiter(location: &str, d: u8) -> Result<u8, SourceError> {
 }
 
 fn code_unit(encoding: &'static Encoding) -> usize {
-    if encoding == UTF_16LE || encoding == UTF_16BE {
-        2
-    } else {
-        1
-    }
+    if encoding == UTF_16LE || encoding == UTF_16BE { 2 } else { 1 }
 }
 
 /// When a file looked like UTF-8 only because its first 64 KiB were ASCII, a later invalid
@@ -108,9 +94,7 @@ fn input(
     if enc.encoding == UTF_8 {
         return Box::new(raw.chain(eol));
     }
-    let decoded = DecodeReaderBytesBuilder::new()
-        .encoding(Some(enc.encoding))
-        .build(raw);
+    let decoded = DecodeReaderBytesBuilder::new().encoding(Some(enc.encoding)).build(raw);
     Box::new(decoded.chain(eol))
 }
 
@@ -176,11 +160,7 @@ impl CsvRows {
         let row = self.lines.row(&self.raw, self.reader.position().line());
         let cells = utf8_cells(&self.raw).unwrap_or_else(|| self.decode_invalid());
         let cell_errors = error_literals(&cells);
-        Ok(Some(Record {
-            row,
-            cells,
-            cell_errors,
-        }))
+        Ok(Some(Record { row, cells, cell_errors }))
     }
 
     /// A record with invalid UTF-8: through the fallback decoder, else with U+FFFD.
@@ -205,11 +185,7 @@ impl CsvRows {
                 limit_mib: MAX_RECORD_BYTES / (1024 * 1024),
             },
             csv::ErrorKind::Io(e) => SourceError::Io { location, error: e },
-            other => SourceError::Csv {
-                location,
-                row,
-                detail: format!("{other:?}"),
-            },
+            other => SourceError::Csv { location, row, detail: format!("{other:?}") },
         }
     }
 }
@@ -243,9 +219,8 @@ fn utf8_cells(raw: &ByteRecord) -> Option<StringRecord> {
 }
 
 /// The texts Excel writes for formula errors; a CSV exported from a sheet carries them as text.
-pub(super) const ERROR_LITERALS: [&str; 8] = [
-    "#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#DATA!",
-];
+pub(super) const ERROR_LITERALS: [&str; 8] =
+    ["#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#DATA!"];
 
 pub(super) fn error_literals(cells: &StringRecord) -> Vec<CellError> {
     if !cells.as_slice().contains('#') {
@@ -256,10 +231,7 @@ pub(super) fn error_literals(cells: &StringRecord) -> Vec<CellError> {
         .iter()
         .enumerate()
         .filter(|(_, c)| is_error(c))
-        .map(|(column, c)| CellError {
-            column,
-            value: c.to_owned(),
-        })
+        .map(|(column, c)| CellError { column, value: c.to_owned() })
         .collect()
 }
 
@@ -280,12 +252,7 @@ struct LineCounter {
 
 impl LineCounter {
     fn new(ending: LineEnding) -> LineCounter {
-        LineCounter {
-            ending,
-            last_line: 1,
-            folded: 0,
-            last_row: 0,
-        }
+        LineCounter { ending, last_line: 1, folded: 0, last_row: 0 }
     }
 
     fn row(&mut self, raw: &ByteRecord, line_after: u64) -> u64 {
@@ -305,11 +272,7 @@ impl LineCounter {
         let previous = u64::from(self.ending == LineEnding::Crlf && self.last_row > 0);
         let consumed = line_after.saturating_sub(self.last_line);
         // The common case, one line per record, needs no scan of the record's bytes.
-        let inner = if consumed > own + previous {
-            count_newlines(raw.as_slice())
-        } else {
-            0
-        };
+        let inner = if consumed > own + previous { count_newlines(raw.as_slice()) } else { 0 };
         let lines_before = (line_after - 1).saturating_sub(inner + own);
         let row = (lines_before + 1).saturating_sub(self.folded);
         self.folded += inner;
@@ -335,11 +298,7 @@ struct BudgetExceeded;
 
 impl<R> Budget<R> {
     fn new(inner: R, limit: u64) -> Budget<R> {
-        Budget {
-            inner,
-            used: 0,
-            limit,
-        }
+        Budget { inner, used: 0, limit }
     }
 
     fn reset(&mut self) {
@@ -367,11 +326,7 @@ mod tests {
     use super::*;
 
     fn rows_of(text: &[u8], ending: LineEnding) -> Vec<(u64, Vec<String>)> {
-        let eol: &[u8] = if ending == LineEnding::Crlf {
-            b"\r\n"
-        } else {
-            b"\n"
-        };
+        let eol: &[u8] = if ending == LineEnding::Crlf { b"\r\n" } else { b"\n" };
         let input: Box<dyn Read + Send> = Box::new(Cursor::new(text.to_vec()).chain(eol));
         CsvRows::new("t.csv", input, b',', ending, None)
             .map(|r| {
@@ -413,10 +368,7 @@ mod tests {
         let mut rows = CsvRows::new("t.csv", input, b',', LineEnding::Lf, None);
         rows.reader.get_mut().limit = 50_000;
         let err = rows.next().unwrap().unwrap_err();
-        assert!(
-            matches!(err, SourceError::RowTooLong { row: 1, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, SourceError::RowTooLong { row: 1, .. }), "{err}");
         assert!(rows.next().is_none());
     }
 

@@ -30,11 +30,9 @@ pub(super) fn kind(location: &str, prefix: &[u8]) -> Result<Kind, SourceError> {
         return Ok(Kind::Ole);
     }
     match foreign(prefix) {
-        Some((found, advice)) => Err(SourceError::NotTabular {
-            location: location.to_owned(),
-            found,
-            advice,
-        }),
+        Some((found, advice)) => {
+            Err(SourceError::NotTabular { location: location.to_owned(), found, advice })
+        }
         None => Ok(Kind::Text),
     }
 }
@@ -61,10 +59,7 @@ fn foreign(prefix: &[u8]) -> Option<(&'static str, &'static str)> {
     }
     let head = ascii_lowercase_head(prefix);
     if head.contains("urn:schemas-microsoft-com:office:spreadsheet") {
-        return Some((
-            "an Excel 2003 XML spreadsheet",
-            "open it in Excel and save it as .xlsx",
-        ));
+        return Some(("an Excel 2003 XML spreadsheet", "open it in Excel and save it as .xlsx"));
     }
     if head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<table") {
         return Some((
@@ -80,9 +75,7 @@ fn foreign(prefix: &[u8]) -> Option<(&'static str, &'static str)> {
 fn ascii_lowercase_head(prefix: &[u8]) -> String {
     let head = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
     let head = &head[..head.len().min(1024)];
-    String::from_utf8_lossy(head)
-        .trim_start()
-        .to_ascii_lowercase()
+    String::from_utf8_lossy(head).trim_start().to_ascii_lowercase()
 }
 
 /// Names the workbook inside a zip by its entries.
@@ -105,11 +98,7 @@ pub(super) fn zip_format(path: &Path, location: &str) -> Result<Format, SourceEr
     if has(&zip, "xl/workbook.xml") {
         let types = small_entry(&mut zip, "[Content_Types].xml");
         let macro_enabled = types.contains("macroEnabled") || has(&zip, "xl/vbaProject.bin");
-        return Ok(if macro_enabled {
-            Format::Xlsm
-        } else {
-            Format::Xlsx
-        });
+        return Ok(if macro_enabled { Format::Xlsm } else { Format::Xlsx });
     }
     let mimetype = small_entry(&mut zip, "mimetype");
     if mimetype.contains("opendocument.spreadsheet") {
@@ -120,21 +109,11 @@ pub(super) fn zip_format(path: &Path, location: &str) -> Result<Format, SourceEr
     } else if has(&zip, "ppt/presentation.xml") {
         ("a PowerPoint presentation", EXPORT_AGAIN)
     } else if mimetype.contains("opendocument") {
-        (
-            "an OpenDocument file that is not a spreadsheet",
-            EXPORT_AGAIN,
-        )
+        ("an OpenDocument file that is not a spreadsheet", EXPORT_AGAIN)
     } else {
-        (
-            "a zip archive",
-            "unzip it and pass the spreadsheet or CSV inside",
-        )
+        ("a zip archive", "unzip it and pass the spreadsheet or CSV inside")
     };
-    Err(SourceError::NotTabular {
-        location: location.to_owned(),
-        found,
-        advice,
-    })
+    Err(SourceError::NotTabular { location: location.to_owned(), found, advice })
 }
 
 /// Reads a small text entry (up to 64 KiB), or "" when it is missing or unreadable.
@@ -149,14 +128,11 @@ fn small_entry<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, name: &str) -> Stri
 /// Names the content of an OLE compound file by its streams.
 pub(super) fn ole_format(path: &Path, location: &str) -> Result<Format, SourceError> {
     let mut file = File::open(path).map_err(|e| SourceError::io(location, e))?;
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| SourceError::io(location, e))?;
+    file.seek(SeekFrom::Start(0)).map_err(|e| SourceError::io(location, e))?;
     let names = cfb::stream_names(&mut file).unwrap_or_default();
     let has = |wanted: &str| names.iter().any(|n| n.eq_ignore_ascii_case(wanted));
     if has("EncryptedPackage") || has("EncryptionInfo") {
-        return Err(SourceError::PasswordProtected {
-            location: location.to_owned(),
-        });
+        return Err(SourceError::PasswordProtected { location: location.to_owned() });
     }
     if has("Workbook") || has("Book") || names.is_empty() {
         // An unreadable directory is left to calamine, which reports the damage precisely.
@@ -169,20 +145,12 @@ pub(super) fn ole_format(path: &Path, location: &str) -> Result<Format, SourceEr
     } else {
         "an OLE compound file without a workbook"
     };
-    Err(SourceError::NotTabular {
-        location: location.to_owned(),
-        found,
-        advice: EXPORT_AGAIN,
-    })
+    Err(SourceError::NotTabular { location: location.to_owned(), found, advice: EXPORT_AGAIN })
 }
 
 /// The format a damaged file most likely had, from its extension.
 fn format_from_extension(path: &Path) -> Format {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
     match ext.as_str() {
         "xlsm" => Format::Xlsm,
         "xlsb" => Format::Xlsb,

@@ -29,9 +29,9 @@ pub(super) fn detect(
     let ascii_prefix = body.is_ascii();
     let encoding = match label {
         Some(label) => from_label(location, label)?,
-        None => bom_encoding
-            .or_else(|| utf16_without_bom(body))
-            .unwrap_or_else(|| sniff(body, whole)),
+        None => {
+            bom_encoding.or_else(|| utf16_without_bom(body)).unwrap_or_else(|| sniff(body, whole))
+        }
     };
     let is_utf16 = encoding == UTF_16LE || encoding == UTF_16BE;
     if !is_utf16 && body.contains(&0) {
@@ -41,11 +41,7 @@ pub(super) fn detect(
             advice: "export the data as .xlsx or .csv",
         });
     }
-    Ok(TextEncoding {
-        encoding,
-        bom_len,
-        ascii_prefix,
-    })
+    Ok(TextEncoding { encoding, bom_len, ascii_prefix })
 }
 
 fn bom(location: &str, prefix: &[u8]) -> Result<(Option<&'static Encoding>, usize), SourceError> {
@@ -79,12 +75,7 @@ fn utf16_without_bom(body: &[u8]) -> Option<&'static Encoding> {
     }
     let pairs = sample.len() / 2;
     let zero_even = sample.iter().step_by(2).filter(|&&b| b == 0).count();
-    let zero_odd = sample
-        .iter()
-        .skip(1)
-        .step_by(2)
-        .filter(|&&b| b == 0)
-        .count();
+    let zero_odd = sample.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
     if zero_odd * 10 >= pairs * 7 && zero_even * 10 < pairs {
         Some(UTF_16LE)
     } else if zero_even * 10 >= pairs * 7 && zero_odd * 10 < pairs {
@@ -118,10 +109,7 @@ mod tests {
     #[test]
     fn boms_and_utf8() {
         assert_eq!(name(b"\xEF\xBB\xBFName;Ort\n"), "UTF-8");
-        assert_eq!(
-            detect("t", b"\xEF\xBB\xBFa", true, None).unwrap().bom_len,
-            3
-        );
+        assert_eq!(detect("t", b"\xEF\xBB\xBFa", true, None).unwrap().bom_len, 3);
         assert_eq!(name(b"\xFF\xFEN\0a\0"), "UTF-16LE");
         assert_eq!(name(b"\xFE\xFF\0N\0a"), "UTF-16BE");
         assert_eq!(name("Name;Straße\nJürgen;Köln\n".as_bytes()), "UTF-8");
@@ -138,10 +126,7 @@ mod tests {
 
     #[test]
     fn utf16_without_bom_is_recognised() {
-        let le: Vec<u8> = "Name,Phone\n"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes)
-            .collect();
+        let le: Vec<u8> = "Name,Phone\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
         assert_eq!(name(&le), "UTF-16LE");
     }
 

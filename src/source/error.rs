@@ -19,17 +19,10 @@ pub enum SourceError {
     Empty { location: String },
 
     #[error("`{location}` has no rows with data{}: check that you exported the right sheet", sheet_note(.sheet))]
-    NoData {
-        location: String,
-        sheet: Option<String>,
-    },
+    NoData { location: String, sheet: Option<String> },
 
     #[error("`{location}` is {found}, not a spreadsheet or CSV: {advice}")]
-    NotTabular {
-        location: String,
-        found: &'static str,
-        advice: &'static str,
-    },
+    NotTabular { location: String, found: &'static str, advice: &'static str },
 
     #[error(
         "`{location}` is password-protected: open it in Excel, remove the password \
@@ -41,75 +34,40 @@ pub enum SourceError {
         "`{location}` looks like {format} but cannot be read ({detail}): it may be truncated or \
          damaged; open it in Excel or LibreOffice and save it again"
     )]
-    Corrupt {
-        location: String,
-        format: Format,
-        detail: String,
-    },
+    Corrupt { location: String, format: Format, detail: String },
 
     #[error("`{location}` has no sheet `{wanted}`: use one of {}", list(.available))]
-    SheetNotFound {
-        location: String,
-        wanted: String,
-        available: Vec<String>,
-    },
+    SheetNotFound { location: String, wanted: String, available: Vec<String> },
 
     #[error(
         "cannot read sheet `{sheet}` of `{location}`{}: {detail}: the workbook may be damaged; \
          open it in Excel or LibreOffice and save it again", row_note(.row)
     )]
-    SheetRead {
-        location: String,
-        sheet: String,
-        row: Option<u64>,
-        detail: String,
-    },
+    SheetRead { location: String, sheet: String, row: Option<u64>, detail: String },
 
     #[error("invalid {option} `{value}` for `{location}`: {advice}")]
-    InvalidOption {
-        location: String,
-        option: &'static str,
-        value: String,
-        advice: &'static str,
-    },
+    InvalidOption { location: String, option: &'static str, value: String, advice: &'static str },
 
     #[error(
         "header row {header_row} is past the last row ({last_row}) of `{location}`{}: pick the \
          row that holds the column names", sheet_note(.sheet)
     )]
-    HeaderRowMissing {
-        location: String,
-        sheet: Option<String>,
-        header_row: u64,
-        last_row: u64,
-    },
+    HeaderRowMissing { location: String, sheet: Option<String>, header_row: u64, last_row: u64 },
 
     #[error(
         "header row {header_row} of `{location}`{} is blank: pick the row that holds the column \
          names", sheet_note(.sheet)
     )]
-    HeaderRowBlank {
-        location: String,
-        sheet: Option<String>,
-        header_row: u64,
-    },
+    HeaderRowBlank { location: String, sheet: Option<String>, header_row: u64 },
 
     #[error(
         "row {row} of `{location}` is longer than {limit_mib} MiB: is this really a CSV? an \
          unclosed quote can swallow the rest of the file; check the quotes near that row"
     )]
-    RowTooLong {
-        location: String,
-        row: u64,
-        limit_mib: u64,
-    },
+    RowTooLong { location: String, row: u64, limit_mib: u64 },
 
     #[error("cannot read row {row} of `{location}`: {detail}")]
-    Csv {
-        location: String,
-        row: u64,
-        detail: String,
-    },
+    Csv { location: String, row: u64, detail: String },
 
     #[error(
         "`{url}` is not a URL this tool can download ({reason}): use an http:// or https:// link"
@@ -117,11 +75,7 @@ pub enum SourceError {
     InvalidUrl { url: String, reason: String },
 
     #[error("downloading `{url}` failed with HTTP {status}: {advice}")]
-    Http {
-        url: String,
-        status: u16,
-        advice: &'static str,
-    },
+    Http { url: String, status: u16, advice: &'static str },
 
     #[error("cannot download `{url}`: {detail}: check the address and the network, then retry")]
     Download { url: String, detail: String },
@@ -144,10 +98,7 @@ impl SourceError {
 }
 
 fn sheet_note(sheet: &Option<String>) -> String {
-    sheet
-        .as_ref()
-        .map(|s| format!(" (sheet `{s}`)"))
-        .unwrap_or_default()
+    sheet.as_ref().map(|s| format!(" (sheet `{s}`)")).unwrap_or_default()
 }
 
 fn row_note(row: &Option<u64>) -> String {

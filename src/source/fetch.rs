@@ -31,34 +31,25 @@ pub async fn fetch_with_limit(
     max_bytes: u64,
 ) -> Result<PathBuf, SourceError> {
     let parsed = parse_url(url)?;
-    let download_error = |e: reqwest::Error| SourceError::Download {
-        url: url.to_owned(),
-        detail: describe(&e),
-    };
+    let download_error =
+        |e: reqwest::Error| SourceError::Download { url: url.to_owned(), detail: describe(&e) };
     let client = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .read_timeout(READ_TIMEOUT)
         .user_agent(concat!("leadsync/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(download_error)?;
-    let mut response = client
-        .get(download_link(parsed))
-        .send()
-        .await
-        .map_err(download_error)?;
+    let mut response = client.get(download_link(parsed)).send().await.map_err(download_error)?;
     check_status(url, response.status())?;
-    let too_large = || SourceError::TooLarge {
-        url: url.to_owned(),
-        limit_mib: max_bytes / (1024 * 1024),
-    };
+    let too_large =
+        || SourceError::TooLarge { url: url.to_owned(), limit_mib: max_bytes / (1024 * 1024) };
     if response.content_length().is_some_and(|n| n > max_bytes) {
         return Err(too_large());
     }
     let path = dest_dir.join(file_name(response.url(), response.headers()));
     let location = path.display().to_string();
-    let mut file = tokio::fs::File::create(&path)
-        .await
-        .map_err(|e| SourceError::io(&location, e))?;
+    let mut file =
+        tokio::fs::File::create(&path).await.map_err(|e| SourceError::io(&location, e))?;
     let mut written: u64 = 0;
     let copied = async {
         while let Some(chunk) = response.chunk().await.map_err(download_error)? {
@@ -66,13 +57,9 @@ pub async fn fetch_with_limit(
             if written > max_bytes {
                 return Err(too_large());
             }
-            file.write_all(&chunk)
-                .await
-                .map_err(|e| SourceError::io(&location, e))?;
+            file.write_all(&chunk).await.map_err(|e| SourceError::io(&location, e))?;
         }
-        file.flush()
-            .await
-            .map_err(|e| SourceError::io(&location, e))
+        file.flush().await.map_err(|e| SourceError::io(&location, e))
     }
     .await;
     if let Err(e) = copied {
@@ -84,10 +71,7 @@ pub async fn fetch_with_limit(
 }
 
 fn parse_url(url: &str) -> Result<Url, SourceError> {
-    let invalid = |reason: String| SourceError::InvalidUrl {
-        url: url.to_owned(),
-        reason,
-    };
+    let invalid = |reason: String| SourceError::InvalidUrl { url: url.to_owned(), reason };
     let parsed = Url::parse(url.trim()).map_err(|e| invalid(e.to_string()))?;
     match parsed.scheme() {
         "http" | "https" => Ok(parsed),
@@ -109,10 +93,7 @@ fn download_link(mut url: Url) -> Url {
             .filter(|(k, _)| k != "dl")
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
-        url.query_pairs_mut()
-            .clear()
-            .extend_pairs(pairs)
-            .append_pair("dl", "1");
+        url.query_pairs_mut().clear().extend_pairs(pairs).append_pair("dl", "1");
     }
     url
 }
@@ -131,11 +112,7 @@ fn check_status(url: &str, status: StatusCode) -> Result<(), SourceError> {
         500..=599 => "the server failed: try again later",
         _ => "the server refused the request: check the link",
     };
-    Err(SourceError::Http {
-        url: url.to_owned(),
-        status: status.as_u16(),
-        advice,
-    })
+    Err(SourceError::Http { url: url.to_owned(), status: status.as_u16(), advice })
 }
 
 /// reqwest's message plus its cause, which holds the useful part ("connection refused").
@@ -162,10 +139,8 @@ fn file_name(url: &Url, headers: &HeaderMap) -> String {
         Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
     };
     let from_header = header(CONTENT_DISPOSITION).and_then(|v| disposition_name(&v));
-    let from_url = url
-        .path_segments()
-        .and_then(|mut s| s.rfind(|s| !s.is_empty()))
-        .map(percent_decode);
+    let from_url =
+        url.path_segments().and_then(|mut s| s.rfind(|s| !s.is_empty())).map(percent_decode);
     let mut name = sanitize(&from_header.or(from_url).unwrap_or_default());
     if name.is_empty() {
         name = "download".to_owned();
@@ -203,9 +178,7 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
         match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(byte)) => {
                 out.push(byte);
@@ -225,13 +198,7 @@ fn sanitize(name: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or_default();
     let cleaned: String = base
         .chars()
-        .map(|c| {
-            if c.is_control() || r#":*?"<>|"#.contains(c) {
-                '_'
-            } else {
-                c
-            }
-        })
+        .map(|c| if c.is_control() || r#":*?"<>|"#.contains(c) { '_' } else { c })
         .take(MAX_NAME_CHARS)
         .collect();
     cleaned.trim().trim_start_matches('.').to_owned()
@@ -303,14 +270,10 @@ mod tests {
     async fn downloads_under_the_url_or_server_name() {
         let base = serve(3).await;
         let dir = tempfile::tempdir().unwrap();
-        let path = fetch(&format!("{base}/exports/leads%20march.csv"), dir.path())
-            .await
-            .unwrap();
+        let path = fetch(&format!("{base}/exports/leads%20march.csv"), dir.path()).await.unwrap();
         assert_eq!(path, dir.path().join("leads march.csv"));
         assert!(std::fs::read_to_string(&path).unwrap().contains("Anna"));
-        let path = fetch(&format!("{base}/download?id=7"), dir.path())
-            .await
-            .unwrap();
+        let path = fetch(&format!("{base}/download?id=7"), dir.path()).await.unwrap();
         assert_eq!(path, dir.path().join("Leads_ März.csv"));
         let path = fetch(&format!("{base}/plain"), dir.path()).await.unwrap();
         assert_eq!(path, dir.path().join("plain.csv"));
@@ -320,24 +283,13 @@ mod tests {
     async fn http_errors_say_what_to_do() {
         let base = serve(3).await;
         let dir = tempfile::tempdir().unwrap();
-        let err = fetch(&format!("{base}/private"), dir.path())
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(err, SourceError::Http { status: 403, .. }),
-            "{err}"
-        );
+        let err = fetch(&format!("{base}/private"), dir.path()).await.unwrap_err();
+        assert!(matches!(err, SourceError::Http { status: 403, .. }), "{err}");
         assert!(err.to_string().contains("share it"), "{err}");
-        let err = fetch(&format!("{base}/gone"), dir.path())
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(err, SourceError::Http { status: 404, .. }),
-            "{err}"
-        );
-        let err = fetch_with_limit(&format!("{base}/big"), dir.path(), 1024 * 1024)
-            .await
-            .unwrap_err();
+        let err = fetch(&format!("{base}/gone"), dir.path()).await.unwrap_err();
+        assert!(matches!(err, SourceError::Http { status: 404, .. }), "{err}");
+        let err =
+            fetch_with_limit(&format!("{base}/big"), dir.path(), 1024 * 1024).await.unwrap_err();
         assert!(matches!(err, SourceError::TooLarge { .. }), "{err}");
     }
 
@@ -347,13 +299,9 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         drop(listener);
         let dir = tempfile::tempdir().unwrap();
-        let err = fetch(&format!("http://{addr}/x.csv"), dir.path())
-            .await
-            .unwrap_err();
+        let err = fetch(&format!("http://{addr}/x.csv"), dir.path()).await.unwrap_err();
         assert!(err.to_string().contains("cannot connect"), "{err}");
-        let err = fetch("ftp://example.com/x.csv", dir.path())
-            .await
-            .unwrap_err();
+        let err = fetch("ftp://example.com/x.csv", dir.path()).await.unwrap_err();
         assert!(matches!(err, SourceError::InvalidUrl { .. }), "{err}");
         let err = fetch("leads.csv", dir.path()).await.unwrap_err();
         assert!(matches!(err, SourceError::InvalidUrl { .. }), "{err}");
@@ -368,10 +316,7 @@ mod tests {
             "https://docs.google.com/spreadsheets/d/AbC123/export?format=xlsx"
         );
         let dropbox = Url::parse("https://www.dropbox.com/s/x/leads.xlsx?dl=0").unwrap();
-        assert_eq!(
-            download_link(dropbox).as_str(),
-            "https://www.dropbox.com/s/x/leads.xlsx?dl=1"
-        );
+        assert_eq!(download_link(dropbox).as_str(), "https://www.dropbox.com/s/x/leads.xlsx?dl=1");
     }
 
     #[test]
@@ -380,10 +325,7 @@ mod tests {
             disposition_name("attachment; filename*=UTF-8''Kunden%20M%C3%BCnchen.xlsx"),
             Some("Kunden München.xlsx".to_owned())
         );
-        assert_eq!(
-            disposition_name("inline; filename=leads.csv"),
-            Some("leads.csv".to_owned())
-        );
+        assert_eq!(disposition_name("inline; filename=leads.csv"), Some("leads.csv".to_owned()));
         assert_eq!(sanitize("..\\..\\x.csv"), "x.csv");
         assert_eq!(sanitize("...hidden"), "hidden");
     }

@@ -191,11 +191,7 @@ impl Source {
         opts: &SourceOptions,
     ) -> Result<Source, SourceError> {
         let opened = csv::open(&location, file, prefix, whole, opts)?;
-        let format = if opened.delimiter == b'\t' {
-            Format::Tsv
-        } else {
-            Format::Csv
-        };
+        let format = if opened.delimiter == b'\t' { Format::Tsv } else { Format::Csv };
         let source = Source {
             location,
             format,
@@ -275,21 +271,13 @@ impl Source {
         };
         let mut rest = seen.split_off(at);
         let header = rest.remove(0);
-        self.pending = rest
-            .into_iter()
-            .map(Ok)
-            .chain(stopped_by.map(Err))
-            .collect();
+        self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
         Ok(header)
     }
 
     /// The rows after the header, in file order, streaming.
     pub fn records(self) -> Records {
-        Records {
-            pending: self.pending,
-            rows: self.rows,
-            width: self.headers.len(),
-        }
+        Records { pending: self.pending, rows: self.rows, width: self.headers.len() }
     }
 }
 

@@ -59,29 +59,20 @@ fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, Source
     let file = File::open(path).map_err(|e| SourceError::io(location, e))?;
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
-        Format::Xls => Xls::new(reader)
-            .map(Sheets::Xls)
-            .map_err(calamine::Error::Xls),
-        Format::Xlsb => Xlsb::new(reader)
-            .map(Sheets::Xlsb)
-            .map_err(calamine::Error::Xlsb),
-        Format::Ods => Ods::new(reader)
-            .map(Sheets::Ods)
-            .map_err(calamine::Error::Ods),
-        Format::Xlsx | Format::Xlsm | Format::Csv | Format::Tsv => Xlsx::new(reader)
-            .map(Sheets::Xlsx)
-            .map_err(calamine::Error::Xlsx),
+        Format::Xls => Xls::new(reader).map(Sheets::Xls).map_err(calamine::Error::Xls),
+        Format::Xlsb => Xlsb::new(reader).map(Sheets::Xlsb).map_err(calamine::Error::Xlsb),
+        Format::Ods => Ods::new(reader).map(Sheets::Ods).map_err(calamine::Error::Ods),
+        Format::Xlsx | Format::Xlsm | Format::Csv | Format::Tsv => {
+            Xlsx::new(reader).map(Sheets::Xlsx).map_err(calamine::Error::Xlsx)
+        }
     }));
-    let corrupt = |detail: String| SourceError::Corrupt {
-        location: location.to_owned(),
-        format,
-        detail,
-    };
+    let corrupt =
+        |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     match opened {
         Ok(Ok(book)) => Ok(book),
-        Ok(Err(calamine::Error::Xls(XlsError::Password))) => Err(SourceError::PasswordProtected {
-            location: location.to_owned(),
-        }),
+        Ok(Err(calamine::Error::Xls(XlsError::Password))) => {
+            Err(SourceError::PasswordProtected { location: location.to_owned() })
+        }
         Ok(Err(e)) => Err(corrupt(e.to_string())),
         Err(_) => Err(corrupt(PANIC_DETAIL.to_owned())),
     }
@@ -99,9 +90,7 @@ fn resolve(book: &Book, location: &str, selector: &SheetSelector) -> Result<Stri
             .find(|name| *name == wanted)
             .or_else(|| {
                 let wanted = wanted.trim().to_lowercase();
-                names
-                    .iter()
-                    .find(|name| name.trim().to_lowercase() == wanted)
+                names.iter().find(|name| name.trim().to_lowercase() == wanted)
             })
             .or_else(|| wanted.trim().parse().ok().and_then(by_position)),
     };
@@ -137,10 +126,7 @@ fn first_sheet_with_data(
             Err(_) => return Err(read_error(PANIC_DETAIL.to_owned())),
         }
     }
-    Err(SourceError::NoData {
-        location: location.to_owned(),
-        sheet: None,
-    })
+    Err(SourceError::NoData { location: location.to_owned(), sheet: None })
 }
 
 enum Probe {
@@ -161,18 +147,10 @@ fn probe(book: &mut Book, name: &str) -> Result<Probe, String> {
         Sheets::Xls(_) | Sheets::Ods(_) => {
             let range = book.worksheet_range(name).map_err(|e| e.to_string())?;
             let has_data = range.used_cells().next().is_some();
-            return Ok(if has_data {
-                Probe::Data(Some(range))
-            } else {
-                Probe::Empty
-            });
+            return Ok(if has_data { Probe::Data(Some(range)) } else { Probe::Empty });
         }
     };
-    Ok(if has_data {
-        Probe::Data(None)
-    } else {
-        Probe::Empty
-    })
+    Ok(if has_data { Probe::Data(None) } else { Probe::Empty })
 }
 
 fn first_value<'a>(
@@ -206,11 +184,7 @@ impl SheetRows {
             .name("leadsync-sheet".to_owned())
             .spawn(move || produce(book, location_owned, sheet_owned, loaded, tx))
             .map_err(|e| SourceError::io(location, e))?;
-        Ok(SheetRows {
-            rx,
-            current: Vec::new().into_iter(),
-            done: false,
-        })
+        Ok(SheetRows { rx, current: Vec::new().into_iter(), done: false })
     }
 }
 
@@ -246,9 +220,7 @@ fn produce(
     tx: SyncSender<Batch>,
 ) {
     let mut out = Batches::new(tx);
-    let read = catch_unwind(AssertUnwindSafe(|| {
-        read_sheet(&mut book, &sheet, loaded, &mut out)
-    }));
+    let read = catch_unwind(AssertUnwindSafe(|| read_sheet(&mut book, &sheet, loaded, &mut out)));
     let failure = match read {
         Ok(Ok(())) => None,
         Ok(Err(failure)) => Some(failure),
@@ -256,12 +228,7 @@ fn produce(
     };
     out.flush();
     if let Some((row, detail)) = failure {
-        let error = SourceError::SheetRead {
-            location,
-            sheet,
-            row,
-            detail,
-        };
+        let error = SourceError::SheetRead { location, sheet, row, detail };
         let _ = out.tx.send(Err(error));
     }
 }
@@ -279,23 +246,17 @@ fn read_sheet(
     match (book, loaded) {
         (_, Some(range)) => send_range(&range, out),
         (Sheets::Xlsx(wb), None) => {
-            let mut cells = wb
-                .worksheet_cells_reader(sheet)
-                .map_err(|e| no_row(e.to_string()))?;
+            let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
             let offset = first_column(cells.dimensions());
             stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
         }
         (Sheets::Xlsb(wb), None) => {
-            let mut cells = wb
-                .worksheet_cells_reader(sheet)
-                .map_err(|e| no_row(e.to_string()))?;
+            let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
             let offset = first_column(cells.dimensions());
             stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
         }
         (book, None) => {
-            let range = book
-                .worksheet_range(sheet)
-                .map_err(|e| no_row(e.to_string()))?;
+            let range = book.worksheet_range(sheet).map_err(|e| no_row(e.to_string()))?;
             send_range(&range, out)
         }
     }
@@ -360,12 +321,7 @@ struct RowBuilder {
 
 impl RowBuilder {
     fn new(offset: u32) -> RowBuilder {
-        RowBuilder {
-            index: 0,
-            offset,
-            text: String::new(),
-            spans: Vec::new(),
-        }
+        RowBuilder { index: 0, offset, text: String::new(), spans: Vec::new() }
     }
 
     fn excel_row(&self) -> u64 {
@@ -403,11 +359,7 @@ impl RowBuilder {
         self.text.clear();
         self.spans.clear();
         let cell_errors = error_literals(&cells);
-        Some(Record {
-            row: self.excel_row(),
-            cells,
-            cell_errors,
-        })
+        Some(Record { row: self.excel_row(), cells, cell_errors })
     }
 }
 
@@ -420,11 +372,7 @@ struct Batches {
 
 impl Batches {
     fn new(tx: SyncSender<Batch>) -> Batches {
-        Batches {
-            tx,
-            batch: Vec::with_capacity(BATCH_ROWS),
-            open: true,
-        }
+        Batches { tx, batch: Vec::with_capacity(BATCH_ROWS), open: true }
     }
 
     /// Queues `record` (if any); false once nobody is listening, so reading can stop.

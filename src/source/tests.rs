@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{CellError, Format, Record, SheetSelector, Source, SourceError, SourceOptions};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 fn open_with(name: &str, opts: &SourceOptions) -> Source {
@@ -44,10 +42,7 @@ fn row(n: u64, cells: &[&str]) -> (u64, Vec<String>) {
 }
 
 fn sheet(name: &str) -> SourceOptions {
-    SourceOptions {
-        sheet: Some(name.parse().unwrap()),
-        ..SourceOptions::default()
-    }
+    SourceOptions { sheet: Some(name.parse().unwrap()), ..SourceOptions::default() }
 }
 
 // ------------------------------------------------------------------------- workbooks
@@ -62,18 +57,7 @@ const WORKBOOKS: [(&str, Format); 5] = [
 
 fn export_rows() -> Vec<(u64, Vec<String>)> {
     vec![
-        row(
-            4,
-            &[
-                "Jürgen Müller",
-                "4915112345678",
-                "2024-03-01",
-                "10023",
-                "20046",
-                "#N/A",
-                "TRUE",
-            ],
-        ),
+        row(4, &["Jürgen Müller", "4915112345678", "2024-03-01", "10023", "20046", "#N/A", "TRUE"]),
         row(
             5,
             &[
@@ -86,18 +70,7 @@ fn export_rows() -> Vec<(u64, Vec<String>)> {
                 "FALSE",
             ],
         ),
-        row(
-            7,
-            &[
-                "Giulia Rossi",
-                "+39 02 1234 5678",
-                "2023-12-24",
-                "0.3",
-                "0.6",
-                "",
-                "TRUE",
-            ],
-        ),
+        row(7, &["Giulia Rossi", "+39 02 1234 5678", "2023-12-24", "0.3", "0.6", "", "TRUE"]),
     ]
 }
 
@@ -109,29 +82,16 @@ fn every_workbook_format_reads_the_same_rows() {
         assert_eq!(source.sheet.as_deref(), Some("Export"), "{name}");
         assert_eq!(
             source.headers,
-            [
-                "Name",
-                "Phone",
-                "Signed up",
-                "Score",
-                "Double score",
-                "Status",
-                "Active"
-            ],
+            ["Name", "Phone", "Signed up", "Score", "Double score", "Status", "Active"],
             "{name}"
         );
         assert_eq!(source.header_row, 3, "{name}: the title row is skipped");
         assert_eq!((source.encoding, source.delimiter), (None, None), "{name}");
         let records = records(source);
-        let got: Vec<_> = records
-            .iter()
-            .map(|r| (r.row, r.cells.iter().map(str::to_owned).collect()))
-            .collect();
+        let got: Vec<_> =
+            records.iter().map(|r| (r.row, r.cells.iter().map(str::to_owned).collect())).collect();
         assert_eq!(got, export_rows(), "{name}");
-        let error = CellError {
-            column: 5,
-            value: "#N/A".to_owned(),
-        };
+        let error = CellError { column: 5, value: "#N/A".to_owned() };
         assert_eq!(records[0].cell_errors, vec![error], "{name}");
         assert!(records[1].cell_errors.is_empty(), "{name}");
     }
@@ -154,10 +114,8 @@ fn the_second_sheet_by_name_case_or_position() {
                 "{name} {selector}"
             );
         }
-        let by_index = SourceOptions {
-            sheet: Some(SheetSelector::Index(2)),
-            ..SourceOptions::default()
-        };
+        let by_index =
+            SourceOptions { sheet: Some(SheetSelector::Index(2)), ..SourceOptions::default() };
         assert_eq!(open_with(name, &by_index).sheet.as_deref(), Some("Leads"));
     }
 }
@@ -175,10 +133,7 @@ fn an_unknown_sheet_lists_the_sheets() {
 
 #[test]
 fn header_row_option_overrides_the_sniffing() {
-    let at = |n| SourceOptions {
-        header_row: Some(n),
-        ..SourceOptions::default()
-    };
+    let at = |n| SourceOptions { header_row: Some(n), ..SourceOptions::default() };
     let source = open_with("leads.xlsx", &at(3));
     assert_eq!(source.header_row, 3);
     assert_eq!(rows(source), export_rows());
@@ -186,20 +141,10 @@ fn header_row_option_overrides_the_sniffing() {
     assert_eq!(source.headers, ["Leads export March 2024"]);
     assert_eq!(rows(source)[0].0, 3);
     let err = error("leads.xlsx", &at(2));
-    assert!(
-        matches!(err, SourceError::HeaderRowBlank { header_row: 2, .. }),
-        "{err}"
-    );
+    assert!(matches!(err, SourceError::HeaderRowBlank { header_row: 2, .. }), "{err}");
     let err = error("leads.xlsb", &at(99));
     assert!(
-        matches!(
-            err,
-            SourceError::HeaderRowMissing {
-                header_row: 99,
-                last_row: 7,
-                ..
-            }
-        ),
+        matches!(err, SourceError::HeaderRowMissing { header_row: 99, last_row: 7, .. }),
         "{err}"
     );
     let err = error("utf8.csv", &at(0));
@@ -217,25 +162,10 @@ fn a_workbook_named_csv_is_read_as_a_workbook() {
 fn protected_damaged_and_foreign_files_are_refused_with_advice() {
     let none = SourceOptions::default();
     let err = error("encrypted.xlsx", &none);
-    assert!(
-        matches!(err, SourceError::PasswordProtected { .. }),
-        "{err}"
-    );
-    assert!(
-        err.to_string().contains("save an unprotected copy"),
-        "{err}"
-    );
+    assert!(matches!(err, SourceError::PasswordProtected { .. }), "{err}");
+    assert!(err.to_string().contains("save an unprotected copy"), "{err}");
     let err = error("truncated.xlsx", &none);
-    assert!(
-        matches!(
-            err,
-            SourceError::Corrupt {
-                format: Format::Xlsx,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert!(matches!(err, SourceError::Corrupt { format: Format::Xlsx, .. }), "{err}");
     assert!(err.to_string().contains("truncated or damaged"), "{err}");
     let err = error("report.xls", &none);
     assert!(err.to_string().contains("is an HTML page"), "{err}");
@@ -261,23 +191,14 @@ fn utf8_csv_with_quotes_newlines_ragged_rows_and_blank_lines() {
     assert_eq!(source.headers, ["Name", "Phone", "City", "Notes"]);
     assert_eq!(source.header_row, 1);
     let records = records(source);
-    let got: Vec<_> = records
-        .iter()
-        .map(|r| (r.row, r.cells.iter().map(str::to_owned).collect()))
-        .collect();
+    let got: Vec<_> =
+        records.iter().map(|r| (r.row, r.cells.iter().map(str::to_owned).collect())).collect();
     assert_eq!(
         got,
         vec![
             row(
                 2,
-                &[
-                    "Jürgen Müller",
-                    "+49 151 12345678",
-                    "Köln",
-                    "called back, interested",
-                    "",
-                    ""
-                ]
+                &["Jürgen Müller", "+49 151 12345678", "Köln", "called back, interested", "", ""]
             ),
             row(
                 3,
@@ -291,18 +212,7 @@ fn utf8_csv_with_quotes_newlines_ragged_rows_and_blank_lines() {
                 ]
             ),
             row(5, &["Short Row", "+39 02 1234 5678", "", ""]),
-            row(
-                6,
-                &[
-                    "Long Row",
-                    "+41 44 668 18 00",
-                    "Zürich",
-                    "note",
-                    "extra",
-                    "more",
-                    "beyond"
-                ]
-            ),
+            row(6, &["Long Row", "+41 44 668 18 00", "Zürich", "note", "extra", "more", "beyond"]),
             row(
                 7,
                 &[
@@ -363,19 +273,8 @@ fn windows_1252_from_german_excel() {
     assert_eq!(
         rows(source),
         vec![
-            row(
-                2,
-                &["Jürgen Müller", "0151 12345678", "Königsallee 1", "12,50 €"]
-            ),
-            row(
-                3,
-                &[
-                    "Käthe Weiß",
-                    "+49 (0) 30 12345678",
-                    "Große Straße 5",
-                    "3,00 €"
-                ]
-            ),
+            row(2, &["Jürgen Müller", "0151 12345678", "Königsallee 1", "12,50 €"]),
+            row(3, &["Käthe Weiß", "+49 (0) 30 12345678", "Große Straße 5", "3,00 €"]),
         ]
     );
 }
@@ -409,14 +308,8 @@ fn encoding_and_delimiter_options_override_the_sniffing() {
     let first = &rows(source)[0];
     assert_eq!(first.0, 2);
     assert!(first.1[0].starts_with("J\u{FFFD}rgen"), "{first:?}");
-    let bad = SourceOptions {
-        delimiter: Some(b'"'),
-        ..SourceOptions::default()
-    };
-    assert!(matches!(
-        error("pipe.csv", &bad),
-        SourceError::InvalidOption { .. }
-    ));
+    let bad = SourceOptions { delimiter: Some(b'"'), ..SourceOptions::default() };
+    assert!(matches!(error("pipe.csv", &bad), SourceError::InvalidOption { .. }));
 }
 
 #[test]
@@ -425,16 +318,10 @@ fn pipe_and_tab_delimiters() {
     assert_eq!(source.delimiter, Some(b'|'));
     assert_eq!(
         rows(source),
-        vec![
-            row(2, &["Anna", "+49 30 12345678", "a|b"]),
-            row(3, &["Ben", "+43 664 1234567", ""]),
-        ]
+        vec![row(2, &["Anna", "+49 30 12345678", "a|b"]), row(3, &["Ben", "+43 664 1234567", ""]),]
     );
     let source = open("tab.tsv");
-    assert_eq!(
-        (source.format, source.delimiter),
-        (Format::Tsv, Some(b'\t'))
-    );
+    assert_eq!((source.format, source.delimiter), (Format::Tsv, Some(b'\t')));
     assert_eq!(rows(source)[1], row(3, &["Ben", "+43 664 1234567"]));
 }
 
@@ -470,10 +357,7 @@ fn a_100_mb_line_is_an_error_not_a_crash() {
     }
     drop(file);
     let err = Source::open(&path, &SourceOptions::default()).unwrap_err();
-    assert!(
-        matches!(err, SourceError::RowTooLong { row: 1, .. }),
-        "{err}"
-    );
+    assert!(matches!(err, SourceError::RowTooLong { row: 1, .. }), "{err}");
     assert!(err.to_string().contains("is this really a CSV?"), "{err}");
 }
 

@@ -283,11 +283,19 @@ fn rate_limits_say_how_long_to_wait() {
         ..Faults::default()
     });
     let client = sb.client(ALICE);
-    let results: Vec<_> = (0..5).map(|_| sb.block_on(client.list_campaigns())).collect();
+    // Writes are not retried by the client, so the 429 shows; reads wait and retry by themselves.
+    let results: Vec<_> = (0..5)
+        .map(|i| sb.block_on(client.create_lead(&lead(&format!("+491511234567{i}"), 10))))
+        .collect();
     let limited = results.iter().find_map(|r| r.as_ref().err()).expect("some request is limited");
     assert!(matches!(limited, ClientError::RateLimited { .. }), "{limited:?}");
     let wait = limited.retry_after().expect("a wait");
     assert!(wait > Duration::ZERO && wait <= Duration::from_secs(60), "{wait:?}");
+    assert_eq!(
+        sb.block_on(client.list_campaigns()).unwrap().len(),
+        4,
+        "a read waits out the limit"
+    );
 }
 
 #[test]

@@ -3,4 +3,5 @@
 mod cli;
 mod client;
 mod events;
+mod push;
 mod support;

@@ -35,6 +35,7 @@ pub const BOB: &str = "token-bob";
 /// A running sandbox, stopped when dropped, with its own runtime and temp dir.
 pub struct TestSandbox {
     pub base_url: String,
+    db: PathBuf,
     pub dir: tempfile::TempDir,
     runtime: Option<tokio::runtime::Runtime>,
     sandbox: Option<Sandbox>,
@@ -51,6 +52,22 @@ impl TestSandbox {
         TestSandbox::launch(dir, db, faults)
     }
 
+    /// A fault-free sandbox over this one's database (this one stops first).
+    pub fn reopen(self) -> TestSandbox {
+        let db = self.db.clone();
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("sandbox.db");
+        let old_dir = self.stop();
+        for suffix in ["", "-wal", "-shm"] {
+            let from = PathBuf::from(format!("{}{suffix}", db.display()));
+            if from.exists() {
+                std::fs::copy(&from, format!("{}{suffix}", copy.display())).unwrap();
+            }
+        }
+        drop(old_dir);
+        TestSandbox::launch(dir, copy, Faults::default())
+    }
+
     /// A sandbox over a database file that outlives it.
     pub fn on_db(db: &Path, faults: Faults) -> TestSandbox {
         let dir = tempfile::tempdir().unwrap();
@@ -61,6 +78,7 @@ impl TestSandbox {
         let seed_path = dir.path().join("seed.json");
         std::fs::write(&seed_path, SEED).unwrap();
         let seed = Seed::from_path(&seed_path).unwrap();
+        let config_db = db.clone();
         let config = SandboxConfig { db: Some(db), seed: Some(seed), faults };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -70,6 +88,7 @@ impl TestSandbox {
         let sandbox = runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], 0).into())).unwrap();
         TestSandbox {
             base_url: sandbox.base_url.clone(),
+            db: config_db,
             dir,
             runtime: Some(runtime),
             sandbox: Some(sandbox),
@@ -98,6 +117,22 @@ impl TestSandbox {
         cli.cmd.env("LEADSYNC_BASE_URL", &self.base_url).env("LEADSYNC_TOKEN", token);
         cli.cmd.current_dir(self.dir.path());
         cli
+    }
+}
+
+impl TestSandbox {
+    /// Stops the service, keeping the temp dir.
+    fn stop(mut self) -> tempfile::TempDir {
+        self.shutdown();
+        let dir = tempfile::tempdir().unwrap();
+        std::mem::replace(&mut self.dir, dir)
+    }
+
+    fn shutdown(&mut self) {
+        if let (Some(rt), Some(sb)) = (self.runtime.take(), self.sandbox.take()) {
+            rt.block_on(sb.shutdown());
+            rt.shutdown_timeout(Duration::from_secs(1));
+        }
     }
 }
 

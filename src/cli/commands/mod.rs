@@ -6,6 +6,7 @@ pub mod import;
 pub mod init;
 pub mod leads;
 pub mod sandbox;
+pub mod sync;
 pub mod webhook;
 
 use std::io::Write;

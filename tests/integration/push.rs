@@ -1,0 +1,336 @@
+//! Sending for real: the binary against a faulty sandbox, then the service's final state is
+//! checked — every valid row exactly once, variables and secondary contacts intact, nothing for
+//! rejected rows — also across SIGKILL, Ctrl-C, dropped connections and duplicates allowed.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use leadsync::sandbox::Faults;
+
+use crate::support::{ALICE, BOB, Cli, TestSandbox, json, write};
+
+/// A sheet of `rows` leads for campaign 10 ("Spring Outreach"): every 10th row has an invalid
+/// number, every 3rd a secondary contact, and with `repeat` every 7th repeats the number before.
+fn sheet(rows: usize, repeat: bool) -> String {
+    let mut csv = String::from("Name,Telefon,Mobil,Kampagne,Stadt\n");
+    for i in 0..rows {
+        let phone = if i % 10 == 9 {
+            "12".to_string()
+        } else if repeat && i % 7 == 6 {
+            format!("0151 23{:06}", i - 1)
+        } else {
+            format!("0151 23{i:06}")
+        };
+        let second =
+            if i % 3 == 0 { format!("+49 30 {:07}", 1_000_000 + i) } else { String::new() };
+        csv.push_str(&format!("Kunde {i} Müller,{phone},{second},Spring Outreach,Köln\n"));
+    }
+    csv
+}
+
+/// The valid rows of `sheet`: (E.164, customer name, has a secondary contact).
+fn expected(rows: usize, repeat: bool) -> Vec<(String, String, bool)> {
+    (0..rows)
+        .filter(|i| i % 10 != 9)
+        .map(|i| {
+            let n = if repeat && i % 7 == 6 { i - 1 } else { i };
+            (format!("+4915123{n:06}"), format!("Kunde {i} Müller"), i % 3 == 0)
+        })
+        .collect()
+}
+
+/// Every expected row is on the service exactly once (per copy, when duplicates are allowed),
+/// with its variables and secondary contact, and nothing else is.
+fn assert_exactly_once(sb: &TestSandbox, rows: usize, repeat: bool) {
+    let leads = sb.block_on(sb.client(ALICE).list_leads()).unwrap();
+    let mut on_service: HashMap<(String, String), usize> = HashMap::new();
+    for lead in &leads {
+        assert_eq!(lead.campaign_id, 10);
+        assert_eq!(lead.variables.get("stadt").map(String::as_str), Some("Köln"), "{lead:?}");
+        let name = lead.variables["customer_name"].clone();
+        let wants_contact =
+            name.trim_start_matches("Kunde ").split(' ').next().unwrap().parse::<usize>().unwrap()
+                % 3
+                == 0;
+        assert_eq!(lead.secondary_contacts.len(), usize::from(wants_contact), "{lead:?}");
+        *on_service.entry((lead.phone_number.clone(), name)).or_default() += 1;
+    }
+    let wanted = expected(rows, repeat);
+    for (phone, name, _) in &wanted {
+        let count = on_service.remove(&(phone.clone(), name.clone())).unwrap_or(0);
+        assert_eq!(count, 1, "row for {phone} {name} is on the service {count} times");
+    }
+    assert!(on_service.is_empty(), "leads nobody asked for: {on_service:?}");
+    assert_eq!(leads.len(), wanted.len());
+}
+
+struct Run {
+    dir: PathBuf,
+    csv: PathBuf,
+}
+
+impl Run {
+    fn new(sb: &TestSandbox, rows: usize, repeat: bool) -> Run {
+        let dir = sb.dir.path().to_path_buf();
+        let csv = write(&dir, "leads.csv", &sheet(rows, repeat));
+        Run { dir, csv }
+    }
+
+    fn cli(&self, sb: &TestSandbox, extra: &[&str]) -> Cli {
+        sb.cli(ALICE)
+            .env("LEADSYNC_STATE_DIR", self.dir.join("state"))
+            .args(["import"])
+            .args([&self.csv])
+            .args(defaults(extra))
+            .args(["--report"])
+            .args([self.dir.join("report.json")])
+            .args(extra)
+    }
+
+    fn spawn(&self, sb: &TestSandbox, extra: &[&str]) -> Child {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("leadsync"));
+        cmd.env("LEADSYNC_BASE_URL", &sb.base_url)
+            .env("LEADSYNC_TOKEN", ALICE)
+            .env("LEADSYNC_STATE_DIR", self.dir.join("state"))
+            .arg("import")
+            .arg(&self.csv)
+            .args(defaults(extra))
+            .arg("-q")
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        cmd.spawn().unwrap()
+    }
+
+    fn report(&self) -> serde_json::Value {
+        json(&std::fs::read_to_string(self.dir.join("report.json")).unwrap())
+    }
+}
+
+/// Fast, patient sending, unless the test says otherwise.
+fn defaults(extra: &[&str]) -> Vec<&'static str> {
+    [("--rate", "0"), ("--concurrency", "8"), ("--max-retries", "20")]
+        .into_iter()
+        .filter(|(flag, _)| !extra.contains(flag))
+        .flat_map(|(flag, value)| [flag, value])
+        .collect()
+}
+
+fn summary_count(report: &serde_json::Value, key: &str) -> u64 {
+    report["summary"][key].as_u64().unwrap()
+}
+
+#[test]
+fn a_clean_import_creates_every_valid_row_once() {
+    let sb = TestSandbox::start();
+    let run = Run::new(&sb, 60, false);
+    let (_, err) = run.cli(&sb, &[]).expect_code(3);
+    assert!(err.contains("journal:"), "{err}");
+    assert_exactly_once(&sb, 60, false);
+    let report = run.report();
+    assert_eq!(summary_count(&report, "created"), 54);
+    assert_eq!(summary_count(&report, "rejected"), 6);
+    let created: Vec<&serde_json::Value> =
+        report["rows"].as_array().unwrap().iter().filter(|r| r["status"] == "created").collect();
+    assert!(created.iter().all(|r| r["lead_id"].as_u64().is_some()));
+    // Run again: nothing is sent, and it says so.
+    let (_, err) = run.cli(&sb, &[]).expect_code(3);
+    assert!(err.contains("nothing to send"), "{err}");
+    assert_exactly_once(&sb, 60, false);
+    assert_eq!(
+        summary_count(&run.report(), "created"),
+        54,
+        "the rerun reports the earlier outcomes"
+    );
+}
+
+#[test]
+fn server_errors_are_retried_until_every_row_is_in() {
+    let sb =
+        TestSandbox::with_faults(Faults { fail_rate: 0.3, seed: Some(7), ..Faults::default() });
+    let run = Run::new(&sb, 80, false);
+    run.cli(&sb, &[]).expect_code(3);
+    let healthy = sb.reopen();
+    assert_exactly_once(&healthy, 80, false);
+}
+
+#[test]
+fn dropped_connections_are_reconciled_not_doubled() {
+    let sb =
+        TestSandbox::with_faults(Faults { drop_rate: 0.25, seed: Some(3), ..Faults::default() });
+    let run = Run::new(&sb, 80, false);
+    let (_, err) = run.cli(&sb, &[]).expect_code(3);
+    assert!(err.contains("settled from the service's lead list"), "{err}");
+    assert_exactly_once(&sb.reopen(), 80, false);
+}
+
+#[test]
+fn duplicates_allowed_under_dropped_connections_are_still_exactly_once() {
+    let sb =
+        TestSandbox::with_faults(Faults { drop_rate: 0.25, seed: Some(11), ..Faults::default() });
+    let run = Run::new(&sb, 90, true);
+    run.cli(&sb, &["--allow-duplicates"]).expect_code(3);
+    assert_exactly_once(&sb.reopen(), 90, true);
+}
+
+#[test]
+fn rate_limits_slow_the_run_down_without_losing_rows() {
+    let sb = TestSandbox::with_faults(Faults {
+        rate_limit: Some(20),
+        seed: Some(1),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 40, false);
+    let (_, err) = run.cli(&sb, &[]).expect_code(3);
+    assert!(err.contains("rate-limited"), "the sandbox's limit was hit: {err}");
+    assert_exactly_once(&sb, 40, false);
+}
+
+#[test]
+fn sigkill_at_any_point_then_rerun_gives_exactly_once() {
+    for (kill_after_ms, drop_rate, allow_duplicates) in
+        [(150, 0.0, false), (400, 0.2, false), (700, 0.2, true)]
+    {
+        let keep = tempfile::tempdir().unwrap();
+        let db = keep.path().join("sandbox.db");
+        let faults = Faults {
+            drop_rate,
+            latency: Duration::from_millis(15),
+            seed: Some(kill_after_ms),
+            ..Faults::default()
+        };
+        let sb = TestSandbox::on_db(&db, faults);
+        let run = Run::new(&sb, 120, allow_duplicates);
+        let extra: &[&str] = if allow_duplicates { &["--allow-duplicates"] } else { &[] };
+        let mut child = run.spawn(&sb, extra);
+        std::thread::sleep(Duration::from_millis(kill_after_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        run.cli(&sb, extra).expect_code(3);
+        drop(sb);
+        let healthy = TestSandbox::on_db(&db, Faults::default());
+        assert_exactly_once(&healthy, 120, allow_duplicates);
+    }
+}
+
+#[test]
+fn ctrl_c_drains_writes_and_the_rerun_finishes() {
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(20),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 150, false);
+    let child = run.spawn(&sb, &["--concurrency", "2"]);
+    std::thread::sleep(Duration::from_millis(600));
+    interrupt(&child);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    let journal = only_journal(&run.dir.join("state"));
+    let lines = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        lines.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()),
+        "every journal line is whole"
+    );
+    assert!(!lines.contains("\"finished\""));
+    let (_, err) = run.cli(&sb, &[]).expect_code(3);
+    assert!(err.contains("resumed"), "{err}");
+    assert_exactly_once(&sb, 150, false);
+}
+
+#[test]
+fn a_changed_file_is_refused_until_restart() {
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(20),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 100, false);
+    let mut child = run.spawn(&sb, &["--concurrency", "1"]);
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::write(&run.csv, sheet(101, false)).unwrap();
+    let (_, err) = run.cli(&sb, &[]).expect_code(1);
+    assert!(err.contains("the source file changed") && err.contains("--restart"), "{err}");
+    run.cli(&sb, &["--restart", "--skip-existing"]).expect_code(3);
+    assert_exactly_once(&sb, 101, false);
+}
+
+#[test]
+fn skip_existing_sends_only_new_rows_and_other_accounts_are_separate_runs() {
+    let sb = TestSandbox::start();
+    let run = Run::new(&sb, 30, false);
+    let early = Run { dir: run.dir.clone(), csv: write(&run.dir, "early.csv", &sheet(10, false)) };
+    early.cli(&sb, &[]).expect_code(3);
+    let report_path = run.dir.join("skip.json");
+    run.cli(&sb, &["--skip-existing", "--report"]).args([&report_path]).expect_code(3);
+    let report = json(&std::fs::read_to_string(&report_path).unwrap());
+    assert_eq!(summary_count(&report, "skipped_existing"), 9);
+    assert_eq!(summary_count(&report, "created"), 18);
+    assert_exactly_once(&sb, 30, false);
+    // The same file for another account is a new run, not a resume that sends nothing.
+    let (_, err) = sb
+        .cli(BOB)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .args(["import"])
+        .args([&run.csv])
+        .args(["--rate", "0", "--campaign", "20"])
+        .expect_code(3);
+    assert!(!err.contains("nothing to send"), "{err}");
+    assert_eq!(sb.block_on(sb.client(BOB).list_leads()).unwrap().len(), 27);
+}
+
+#[test]
+fn two_syncs_at_once_one_waits_out() {
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(30),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 60, false);
+    let spawn_sync = || {
+        Command::new(assert_cmd::cargo::cargo_bin("leadsync"))
+            .env("LEADSYNC_BASE_URL", &sb.base_url)
+            .env("LEADSYNC_TOKEN", ALICE)
+            .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+            .args(["sync"])
+            .arg(&run.csv)
+            .args(["--rate", "0", "--concurrency", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = spawn_sync();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = spawn_sync().wait_with_output().unwrap();
+    assert_eq!(second.status.code(), Some(4), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another `leadsync sync`"));
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(3), "{}", String::from_utf8_lossy(&first.stderr));
+    assert_exactly_once(&sb, 60, false);
+    // A later sync of a grown sheet sends only the new rows.
+    std::fs::write(&run.csv, sheet(70, false)).unwrap();
+    let (_, err) = sb
+        .cli(ALICE)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .args(["sync"])
+        .args([&run.csv])
+        .args(["--rate", "0"])
+        .expect_code(3);
+    assert!(!err.contains('\r'), "sync prints plain lines, no bars");
+    assert_exactly_once(&sb, 70, false);
+}
+
+fn interrupt(child: &Child) {
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+fn only_journal(state: &Path) -> PathBuf {
+    let dir = state.join("journals");
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries.pop().unwrap()
+}

@@ -101,6 +101,10 @@ pub enum PipelineError {
     FixedCampaign(String),
     #[error("{context}: {source}")]
     Thread { context: &'static str, source: std::io::Error },
+    #[error(
+        "`{location}` has a header row but no data rows: check that you exported the right sheet"
+    )]
+    NoRows { location: String },
     #[error("fetching the lead list")]
     Leads(#[source] ClientError),
     #[error(transparent)]
@@ -184,6 +188,9 @@ pub async fn import(
     // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
     let outcome = reports.finish(&run)?;
     stream_result?;
+    if outcome.summary.rows == 0 && !stop.load(Ordering::Relaxed) {
+        return Err(PipelineError::NoRows { location: opts.location.clone() });
+    }
     Ok(ImportResult { outcome, run, mapping_notes, push })
 }
 
@@ -235,7 +242,15 @@ async fn prepare_send(
             &header.account,
         ),
     };
+    let reading = std::time::Instant::now();
     let (journal, recovered) = journal::open_run(&path, header, push.on_change, push.restart)?;
+    tracing::info!(
+        journal = %path.display(),
+        settled = recovered.done(),
+        in_doubt = recovered.in_doubt(),
+        elapsed_ms = reading.elapsed().as_millis() as u64,
+        "journal opened"
+    );
     let baseline = recovered.header.as_ref().map_or(index.max_id(), |h| h.baseline_lead_id);
     Ok(SendPlan {
         journal,

@@ -3,5 +3,6 @@
 mod cli;
 mod client;
 mod events;
+mod import;
 mod push;
 mod support;

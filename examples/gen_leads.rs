@@ -93,7 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     if out.ends_with(".xlsx") {
         let mut book = rust_xlsxwriter::Workbook::new();
-        let sheet = book.add_worksheet_with_constant_memory();
+        let sheet = book.add_worksheet();
         for (c, h) in HEADERS.iter().enumerate() {
             sheet.write_string(0, c as u16, *h)?;
         }

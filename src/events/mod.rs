@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use dedupe::dedupe_key;
 pub use error::EventsError;
-pub use journal::{Appended, Journal, StoredEvent, read_journal};
+pub use journal::{Appended, Journal, JournalClosed, JournalContents, StoredEvent, read_journal};
 pub use payload::{Customer, Event, Turn};
 pub use receiver::{DEFAULT_MAX_BODY, Receiver, ReceiverConfig};
 pub use secret::{SECRET_ENV, Secret};

@@ -63,6 +63,28 @@ pub struct Written {
     pub skipped_lines: Vec<u64>,
 }
 
+impl Written {
+    /// What the person running the export should know about what is not in the file as-is.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.truncated_cells > 0 {
+            warnings.push(format!(
+                "{} cells were longer than the 32,767 characters a workbook cell holds and were \
+                 cut; export to .csv to keep them whole",
+                self.truncated_cells
+            ));
+        }
+        if let Some(first) = self.skipped_lines.first() {
+            warnings.push(format!(
+                "{} lines of the journal are not notifications and were left out (the first is \
+                 line {first})",
+                self.skipped_lines.len()
+            ));
+        }
+        warnings
+    }
+}
+
 /// Writes `table` to `path` in the format its extension names; `sheet` names the worksheet.
 pub fn write_table(path: &Path, table: &Table, sheet: &str) -> Result<Written, ExportError> {
     let format = Format::from_path(path)?;
@@ -85,9 +107,14 @@ fn write_atomically(
         _ => Path::new("."),
     };
     let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // tempfile's private 0600 would outlive the rename; a file the user asked for gets the
+    // usual mode under their umask, as any other file they create.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder
         .tempfile_in(dir)
         .map_err(|source| ExportError::Create { path: path.to_path_buf(), source })?;
     let written = write(temp.as_file_mut())?;

@@ -456,7 +456,7 @@ mod tests {
         assert_eq!((items.len(), more), (2, false));
         let page =
             serde_json::json!({"data": [lead], "next_page_url": "http://x/api/user/leads?page=2"});
-        assert_eq!(lead_items(page, "p").unwrap().1, true);
+        assert!(lead_items(page, "p").unwrap().1);
         assert!(lead_items(serde_json::json!({"oops": 1}), "p").is_err());
     }
 }

@@ -161,7 +161,7 @@ fn one_line(json: &str) -> String {
     let (mut out, mut in_string, mut escaped) = (String::with_capacity(json.len()), false, false);
     for c in json.chars() {
         if in_string {
-            (escaped, in_string) = (c == '\\' && !escaped, !(c == '"' && !escaped));
+            (escaped, in_string) = (c == '\\' && !escaped, c != '"' || escaped);
         } else if c == '"' {
             in_string = true;
         } else if c.is_ascii_whitespace() {

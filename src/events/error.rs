@@ -13,8 +13,8 @@ pub enum EventsError {
     #[error("no webhook secret: set `{SECRET_ENV}` or pass `--secret-file FILE`")]
     NoSecret,
 
-    #[error("cannot read the webhook secret from `{path}`: {source}", path = path.display())]
-    ReadSecret { path: PathBuf, source: io::Error },
+    #[error("cannot read the webhook secret from `{path}`: {cause}", path = path.display())]
+    ReadSecret { path: PathBuf, cause: io::Error },
 
     #[error(
         "the webhook secret has {length} characters: use at least {MIN_SECRET_LEN} (for example `openssl rand -hex 16`)"
@@ -27,10 +27,10 @@ pub enum EventsError {
     SecretNotUrlSafe,
 
     #[error(
-        "cannot open the notification journal `{path}`: {source}; check that its folder exists and is writable",
+        "cannot open the notification journal `{path}`: {cause}; check that its folder exists and is writable",
         path = path.display()
     )]
-    Open { path: PathBuf, source: io::Error },
+    Open { path: PathBuf, cause: io::Error },
 
     #[error(
         "another receiver is writing `{path}`: stop it or choose another `--out`",
@@ -38,21 +38,21 @@ pub enum EventsError {
     )]
     Locked { path: PathBuf },
 
-    #[error("cannot read the notification journal `{path}`: {source}", path = path.display())]
-    Read { path: PathBuf, source: io::Error },
+    #[error("cannot read the notification journal `{path}`: {cause}", path = path.display())]
+    Read { path: PathBuf, cause: io::Error },
 
     #[error(
-        "cannot append to the notification journal `{path}`: {source}; the sender was answered 500 and will retry",
+        "cannot append to the notification journal `{path}`: {cause}; the sender was answered 500 and will retry",
         path = path.display()
     )]
-    Append { path: PathBuf, source: Arc<io::Error> },
+    Append { path: PathBuf, cause: Arc<io::Error> },
 
     #[error("the journal writer of `{path}` stopped; restart the receiver", path = path.display())]
     WriterStopped { path: PathBuf },
 
     #[error("cannot start the journal writer thread: {0}")]
-    Spawn(#[source] io::Error),
+    Spawn(io::Error),
 
-    #[error("cannot listen on `{addr}`: {source}; choose another port (0 picks a free one)")]
-    Bind { addr: SocketAddr, source: io::Error },
+    #[error("cannot listen on `{addr}`: {cause}; choose another port (0 picks a free one)")]
+    Bind { addr: SocketAddr, cause: io::Error },
 }

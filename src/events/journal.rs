@@ -78,7 +78,7 @@ impl Journal {
     /// Opens (or creates) the journal at `path`, locks it, drops a torn last line left by a
     /// crash (it was never acknowledged), and starts the writer thread.
     pub fn open(path: &Path) -> Result<(Journal, JournalClosed), EventsError> {
-        let open_error = |source| EventsError::Open { path: path.to_path_buf(), source };
+        let open_error = |cause| EventsError::Open { path: path.to_path_buf(), cause };
         let file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -90,7 +90,7 @@ impl Journal {
             Err(TryLockError::WouldBlock) => {
                 return Err(EventsError::Locked { path: path.to_path_buf() });
             }
-            Err(TryLockError::Error(source)) => return Err(open_error(source)),
+            Err(TryLockError::Error(cause)) => return Err(open_error(cause)),
         }
         let scan = scan(&file, path)?;
         if scan.torn {
@@ -139,7 +139,7 @@ impl Journal {
         let stopped = || EventsError::WriterStopped { path: self.path.to_path_buf() };
         self.jobs.send(Job { key, line, reply }).map_err(|_| stopped())?;
         let result = answer.await.map_err(|_| stopped())?;
-        result.map_err(|source| EventsError::Append { path: self.path.to_path_buf(), source })
+        result.map_err(|cause| EventsError::Append { path: self.path.to_path_buf(), cause })
     }
 }
 
@@ -293,7 +293,7 @@ fn visit_lines(
     path: &Path,
     mut each: impl FnMut(u64, &[u8]),
 ) -> Result<Visited, EventsError> {
-    let read_error = |source| EventsError::Read { path: path.to_path_buf(), source };
+    let read_error = |cause| EventsError::Read { path: path.to_path_buf(), cause };
     let mut reader = BufReader::with_capacity(256 * 1024, file);
     let (mut buf, mut number, mut complete_len) = (Vec::new(), 0u64, 0u64);
     loop {
@@ -324,8 +324,8 @@ pub struct JournalContents {
 /// Reads every complete line of the journal at `path`. A receiver may be appending meanwhile:
 /// its unfinished last line is left for the next read.
 pub fn read_journal(path: &Path) -> Result<JournalContents, EventsError> {
-    let file = File::open(path)
-        .map_err(|source| EventsError::Read { path: path.to_path_buf(), source })?;
+    let file =
+        File::open(path).map_err(|cause| EventsError::Read { path: path.to_path_buf(), cause })?;
     let mut contents = JournalContents::default();
     visit_lines(&file, path, |number, line| match serde_json::from_slice::<StoredEvent>(line) {
         Ok(event) => contents.events.push(event),

@@ -72,7 +72,7 @@ impl Receiver {
             tokio::task::spawn_blocking(move || Journal::open(&path))
                 .await
                 .map_err(|e| EventsError::Spawn(std::io::Error::other(e.to_string())))??;
-        let bind_error = |source| EventsError::Bind { addr: config.bind, source };
+        let bind_error = |cause| EventsError::Bind { addr: config.bind, cause };
         let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
         let addr = listener.local_addr().map_err(bind_error)?;
         let already_stored = journal.already_stored();

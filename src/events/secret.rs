@@ -38,7 +38,7 @@ impl Secret {
     pub fn from_file_or_env(file: Option<&Path>) -> Result<Secret, EventsError> {
         if let Some(path) = file {
             let raw = std::fs::read_to_string(path)
-                .map_err(|source| EventsError::ReadSecret { path: path.to_path_buf(), source })?;
+                .map_err(|cause| EventsError::ReadSecret { path: path.to_path_buf(), cause })?;
             return Secret::new(&raw);
         }
         match std::env::var(SECRET_ENV) {

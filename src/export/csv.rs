@@ -13,7 +13,7 @@ const BOM: &[u8] = "\u{feff}".as_bytes();
 
 pub(super) fn write(file: &mut File, table: &Table, path: &Path) -> Result<(), ExportError> {
     let mut out = BufWriter::with_capacity(64 * 1024, file);
-    let io_error = |source| ExportError::Write { path: path.to_path_buf(), source };
+    let io_error = |cause| ExportError::Write { path: path.to_path_buf(), cause };
     out.write_all(BOM).map_err(io_error)?;
     let mut writer = csv::Writer::from_writer(out);
     let header = table.columns.iter().map(|c| c.name.as_str());

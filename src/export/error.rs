@@ -22,25 +22,25 @@ pub enum ExportError {
     MissingExtension { path: PathBuf },
 
     #[error(
-        "cannot create `{path}`: {source}; check that the folder exists and is writable",
+        "cannot create `{path}`: {cause}; check that the folder exists and is writable",
         path = path.display()
     )]
-    Create { path: PathBuf, source: io::Error },
+    Create { path: PathBuf, cause: io::Error },
 
     #[error(
-        "cannot write `{path}`: {source}; check the free disk space and run again",
+        "cannot write `{path}`: {cause}; check the free disk space and run again",
         path = path.display()
     )]
-    Write { path: PathBuf, source: io::Error },
+    Write { path: PathBuf, cause: io::Error },
 
-    #[error("cannot write the workbook `{path}`: {source}", path = path.display())]
-    Xlsx { path: PathBuf, source: rust_xlsxwriter::XlsxError },
+    #[error("cannot write the workbook `{path}`: {cause}", path = path.display())]
+    Xlsx { path: PathBuf, cause: rust_xlsxwriter::XlsxError },
 
     #[error(
-        "cannot put `{path}` in place: {source}; the unfinished copy was removed, run again",
+        "cannot put `{path}` in place: {cause}; the unfinished copy was removed, run again",
         path = path.display()
     )]
-    Finish { path: PathBuf, source: io::Error },
+    Finish { path: PathBuf, cause: io::Error },
 
     #[error(
         "`{path}` would need {rows} rows and {columns} columns, more than a worksheet holds (1,048,576 × 16,384): export to .csv instead",

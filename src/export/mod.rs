@@ -116,13 +116,13 @@ fn write_atomically(
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     let mut temp = builder
         .tempfile_in(dir)
-        .map_err(|source| ExportError::Create { path: path.to_path_buf(), source })?;
+        .map_err(|cause| ExportError::Create { path: path.to_path_buf(), cause })?;
     let written = write(temp.as_file_mut())?;
     temp.as_file()
         .sync_all()
-        .map_err(|source| ExportError::Write { path: path.to_path_buf(), source })?;
+        .map_err(|cause| ExportError::Write { path: path.to_path_buf(), cause })?;
     temp.persist(path)
-        .map_err(|e| ExportError::Finish { path: path.to_path_buf(), source: e.error })?;
+        .map_err(|e| ExportError::Finish { path: path.to_path_buf(), cause: e.error })?;
     Ok(written)
 }
 
@@ -148,7 +148,7 @@ mod tests {
         let target = dir.path().join("out.csv");
         std::fs::write(&target, "old").unwrap();
         let failed = write_atomically(&target, |_| {
-            Err(ExportError::Write { path: target.clone(), source: std::io::Error::other("disk") })
+            Err(ExportError::Write { path: target.clone(), cause: std::io::Error::other("disk") })
         });
         assert!(failed.is_err());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");

@@ -30,7 +30,7 @@ pub(super) fn write(
     if rows > MAX_ROWS || columns > MAX_COLUMNS {
         return Err(ExportError::TooLarge { path: path.to_path_buf(), rows, columns });
     }
-    let xlsx_error = |source| ExportError::Xlsx { path: path.to_path_buf(), source };
+    let xlsx_error = |cause| ExportError::Xlsx { path: path.to_path_buf(), cause };
     let mut workbook = Workbook::new();
     let worksheet = workbook.add_worksheet();
     worksheet.set_name(sheet).map_err(xlsx_error)?;

@@ -456,3 +456,86 @@ fn leads_export_round_trips_unicode_into_xlsx_and_csv() {
     assert!(err.contains("`ods`") && err.contains(".csv or .xlsx"), "{err}");
     assert!(!sb.path("x.csv").exists());
 }
+
+/// Throughput of the receiver binary: distinct notifications from 32 concurrent senders, each
+/// answered only after fsync, then the same again as duplicates. Run with `--ignored
+/// --nocapture`; it prints the rates.
+#[test]
+#[ignore = "a measurement, not a check: run with --ignored --nocapture"]
+fn receiver_throughput() {
+    const TOTAL: usize = 4_000;
+    const SENDERS: usize = 32;
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let listener = Listener::start(dir.path(), 0);
+    let http = Http::new();
+    let url = listener.url("conversation-ended");
+    let transcript: Vec<Value> = (0..20)
+        .map(|i| json!({"role": if i % 2 == 0 { "assistant" } else { "user" }, "content": "Guten Tag, ich hätte gern ein Angebot 🚀", "timestamp": "2026-01-02T10:00:00Z"}))
+        .collect();
+    let body = |n: usize| {
+        json!({"conversation_id": format!("c-{n}"), "transcript": transcript, "variables": {"n": n}}).to_string()
+    };
+    let bodies: Vec<String> = (0..TOTAL).map(body).collect();
+    for round in ["stored", "duplicate"] {
+        let start = Instant::now();
+        let answers = http.runtime.block_on(async {
+            let chunks = bodies.chunks(TOTAL / SENDERS).map(|chunk| {
+                let (client, url, chunk) = (http.client.clone(), url.clone(), chunk.to_vec());
+                tokio::spawn(async move {
+                    let mut ok = 0;
+                    for body in chunk {
+                        let answer = client.post(&url).body(body).send().await.unwrap();
+                        ok += usize::from(answer.text().await.unwrap().contains(round));
+                    }
+                    ok
+                })
+            });
+            let handles: Vec<_> = chunks.collect();
+            let mut ok = 0;
+            for handle in handles {
+                ok += handle.await.unwrap();
+            }
+            ok
+        });
+        let elapsed = start.elapsed();
+        assert_eq!(answers, TOTAL);
+        eprintln!(
+            "{round}: {TOTAL} notifications of {} bytes in {elapsed:.2?}: {:.0}/s",
+            bodies[0].len(),
+            TOTAL as f64 / elapsed.as_secs_f64()
+        );
+    }
+    assert_eq!(journal_lines(dir.path()).len(), TOTAL);
+}
+
+/// How long `leads export` takes for 10,000 leads with five variables and a secondary contact
+/// each, to XLSX and to CSV. Run with `--ignored --nocapture`; it prints the times.
+#[test]
+#[ignore = "a measurement, not a check: run with --ignored --nocapture"]
+fn leads_export_time() {
+    const LEADS: usize = 10_000;
+    let sb = TestSandbox::start();
+    let client = sb.client(ALICE);
+    sb.block_on(async {
+        let tasks = (0..16).map(|worker| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                for n in (worker..LEADS).step_by(16) {
+                    let mut lead =
+                        unicode_lead(&format!("+49151{n:08}"), 10, "Zoë Ünal 🚀", "=cmd");
+                    lead.variables.insert("n".into(), n.to_string());
+                    client.create_lead(&lead).await.unwrap();
+                }
+            })
+        });
+        for task in tasks.collect::<Vec<_>>() {
+            task.await.unwrap();
+        }
+    });
+    for name in ["big.xlsx", "big.csv"] {
+        let start = Instant::now();
+        sb.cli(ALICE).args(["leads", "export", "-o", name]).ok();
+        let size = std::fs::metadata(sb.path(name)).unwrap().len();
+        eprintln!("{name}: {LEADS} leads in {:.2?}, {size} bytes", start.elapsed());
+    }
+}

@@ -96,6 +96,12 @@ async fn listen(args: &ListenArgs, config: &Config) -> anyhow::Result<Outcome> {
             "point the service at {}/conversation-ended?token=<secret>; Ctrl-C stops",
             receiver.base_url
         );
+        if !args.bind.is_loopback() {
+            eprintln!(
+                "note: plain http on {}: the token travels in the URL, so put a TLS proxy in front",
+                args.bind
+            );
+        }
     }
     receiver.wait().await;
     Ok(Outcome::Success)

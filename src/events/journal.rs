@@ -144,8 +144,11 @@ impl Journal {
 }
 
 fn line(kind: Kind, key: &str, received_at: String, payload: &str) -> String {
-    let payload = RawValue::from_string(one_line(payload))
-        .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"));
+    // The receiver only passes bodies that parsed as JSON; should one not, it is kept as a
+    // JSON string rather than lost.
+    let payload = RawValue::from_string(one_line(payload)).unwrap_or_else(|_| {
+        serde_json::value::to_raw_value(payload).expect("a string always serializes")
+    });
     let event =
         StoredEvent { received_at, kind: kind.as_str().to_string(), key: key.to_string(), payload };
     serde_json::to_string(&event).expect("a stored event always serializes")

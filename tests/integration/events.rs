@@ -539,3 +539,37 @@ fn leads_export_time() {
         eprintln!("{name}: {LEADS} leads in {:.2?}, {size} bytes", start.elapsed());
     }
 }
+
+#[test]
+fn simulation_needs_a_live_assistant_of_the_caller_with_a_webhook() {
+    let sb = TestSandbox::start();
+    let http = Http::new();
+    let (status, body) = http.simulate(&sb, 101, json!({}));
+    assert_eq!(status, 422, "no webhook enabled yet: {body}");
+    assert!(
+        body["errors"]["assistant_id"][0]
+            .as_str()
+            .unwrap()
+            .contains("no conversation-ended webhook"),
+        "{body}"
+    );
+    enable(&sb, 101, "http://127.0.0.1:9/hooks/conversation-ended");
+    for (assistant, why) in [(102, "deleted"), (200, "Bob's"), (999, "missing")] {
+        let (status, body) = http.simulate(&sb, assistant, json!({}));
+        assert_eq!(status, 404, "{why}: {body}");
+    }
+    let (status, body) = http.simulate(&sb, 101, json!({"transcript": 5, "customer": "x"}));
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["errors"]["transcript"].is_array() && body["errors"]["customer"].is_array(),
+        "{body}"
+    );
+    let url = format!("{}/sandbox/assistants/101/simulate-conversation-ended", sb.base_url);
+    assert_eq!(http.send(http.client.post(&url)).0, 401);
+    let (status, answer) = http.simulate(&sb, 101, json!({"transcript": "User: hi"}));
+    assert_eq!(status, 202, "{answer}");
+    assert_eq!(answer["payload"]["transcript"], "User: hi");
+    let conversation = answer["conversation_id"].as_str().unwrap();
+    let others = format!("{}/sandbox/conversations/{conversation}/deliveries", sb.base_url);
+    assert_eq!(http.send(http.client.get(&others).bearer_auth(BOB)).0, 404, "Bob cannot see it");
+}

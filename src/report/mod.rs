@@ -24,6 +24,9 @@ pub use model::{
 };
 pub use terminal::terminal_summary;
 
+/// The CSV formula-injection escape, shared with the lead and notification exports.
+pub(crate) use csv::escape_formula;
+
 /// One report file being written. Rows arrive in source order; `finish` completes the file.
 pub trait ReportWriter: Send {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError>;

@@ -23,6 +23,7 @@ mod requests;
 mod routes;
 mod seed;
 mod server;
+mod simulate;
 mod store;
 mod time;
 mod validation;
@@ -42,6 +43,7 @@ pub use demo::OTHER_TOKEN;
 pub use error::SandboxError;
 pub use seed::Seed;
 pub use server::Sandbox;
+pub use simulate::WebhookRetry;
 
 use faults::FaultState;
 use store::{Store, StoreClosed};
@@ -73,14 +75,19 @@ pub struct SandboxConfig {
     /// when the database has no users yet.
     pub seed: Option<Seed>,
     pub faults: Faults,
+    /// When simulated conversation-ended notifications are tried again (default: the
+    /// service's 30 s, 60 s, 120 s).
+    pub webhook_retry: WebhookRetry,
 }
 
-/// Everything the handlers share: the store, the token table, and the fault state.
+/// Everything the handlers share: the store, the token table, the fault state, and the
+/// simulated webhook deliveries.
 #[derive(Clone)]
 pub struct AppState {
     store: Store,
     tokens: Arc<HashMap<String, i64>>,
     faults: Arc<FaultState>,
+    deliveries: Arc<simulate::Deliveries>,
 }
 
 impl AppState {
@@ -101,7 +108,8 @@ impl AppState {
             None => {}
         }
         let tokens = Arc::new(store.tokens().await?);
-        let state = AppState { store, tokens, faults };
+        let deliveries = Arc::new(simulate::Deliveries::new(config.webhook_retry));
+        let state = AppState { store, tokens, faults, deliveries };
         Ok((state, closed))
     }
 }

@@ -1,4 +1,5 @@
-//! The service's six endpoints under `/api`, and JSON answers for unknown paths and methods.
+//! The service's six endpoints under `/api`, the sandbox-only conversation simulation (see
+//! `simulate`), and JSON answers for unknown paths and methods.
 //! Handlers are thin: validate, call the store scoped to the authenticated user, wrap the answer.
 
 use axum::body::Bytes;
@@ -14,6 +15,7 @@ use super::auth::User;
 use super::page::{Page, envelope, page_request};
 use super::reply::{ApiError, json_body, large_json};
 use super::requests;
+use super::simulate;
 use super::wire::{Assistant, AssistantSummary, Campaign, Envelope, Lead};
 
 pub(crate) fn router(state: AppState) -> Router {
@@ -24,6 +26,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/api/user/lead", post(create_lead))
         .route("/api/user/leads", get(list_leads))
         .route("/api/user/campaigns", get(list_campaigns))
+        .route("/api/sandbox/assistants/{id}/simulate-conversation-ended", post(simulate::simulate))
+        .route("/api/sandbox/conversations/{id}/deliveries", get(simulate::deliveries))
         .method_not_allowed_fallback(wrong_method)
         .fallback(no_route)
         .with_state(state)

@@ -47,9 +47,15 @@ impl TestSandbox {
     }
 
     pub fn with_faults(faults: Faults) -> TestSandbox {
+        TestSandbox::with_config(SandboxConfig { faults, ..SandboxConfig::default() })
+    }
+
+    /// A sandbox with other settings (say, a compressed webhook retry schedule); the seed and
+    /// the database file are filled in.
+    pub fn with_config(config: SandboxConfig) -> TestSandbox {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("sandbox.db");
-        TestSandbox::launch(dir, db, faults)
+        TestSandbox::launch(dir, db, config)
     }
 
     /// A fault-free sandbox over this one's database (this one stops first).
@@ -65,21 +71,27 @@ impl TestSandbox {
             }
         }
         drop(old_dir);
-        TestSandbox::launch(dir, copy, Faults::default())
+        TestSandbox::launch(dir, copy, SandboxConfig::default())
+    }
+
+    /// A path in this sandbox's temp dir.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
     }
 
     /// A sandbox over a database file that outlives it.
     pub fn on_db(db: &Path, faults: Faults) -> TestSandbox {
         let dir = tempfile::tempdir().unwrap();
-        TestSandbox::launch(dir, db.to_path_buf(), faults)
+        let config = SandboxConfig { faults, ..SandboxConfig::default() };
+        TestSandbox::launch(dir, db.to_path_buf(), config)
     }
 
-    fn launch(dir: tempfile::TempDir, db: PathBuf, faults: Faults) -> TestSandbox {
+    fn launch(dir: tempfile::TempDir, db: PathBuf, config: SandboxConfig) -> TestSandbox {
         let seed_path = dir.path().join("seed.json");
         std::fs::write(&seed_path, SEED).unwrap();
         let seed = Seed::from_path(&seed_path).unwrap();
         let config_db = db.clone();
-        let config = SandboxConfig { db: Some(db), seed: Some(seed), faults };
+        let config = SandboxConfig { db: Some(db), seed: Some(seed), ..config };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -173,6 +185,11 @@ impl Cli {
         S: AsRef<std::ffi::OsStr>,
     {
         self.cmd.args(args);
+        self
+    }
+
+    pub fn current_dir(mut self, dir: &Path) -> Cli {
+        self.cmd.current_dir(dir);
         self
     }
 

@@ -1,20 +1,46 @@
-//! `leadsync leads list`.
+//! `leadsync leads list` and `leadsync leads export`.
+
+use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use super::{print_json, print_table};
+use super::{print_json, print_table, print_written};
 use crate::cli::args::OutputMode;
 use crate::cli::{Config, Outcome, Session};
 use crate::client::Lead;
+use crate::export::export_leads;
 
 #[derive(Debug, Subcommand)]
 pub enum LeadsCommand {
     /// List the account's leads
     List,
+    /// Write the account's leads to a .csv or .xlsx file, every variable in its own column
+    Export {
+        /// Only the leads of this campaign, by id or name
+        #[arg(long, value_name = "ID|NAME")]
+        campaign: Option<String>,
+        /// The file to write; the format comes from the extension (.csv or .xlsx)
+        #[arg(long, short = 'o', value_name = "FILE")]
+        out: PathBuf,
+    },
 }
 
 pub async fn run(command: &LeadsCommand, config: &Config) -> anyhow::Result<Outcome> {
-    let LeadsCommand::List = command;
+    match command {
+        LeadsCommand::List => list(config).await,
+        LeadsCommand::Export { campaign, out } => export(campaign.as_deref(), out, config).await,
+    }
+}
+
+async fn export(campaign: Option<&str>, out: &Path, config: &Config) -> anyhow::Result<Outcome> {
+    let session = Session::open(config).await?;
+    let result = export_leads(&session.client, campaign, out).await;
+    session.close().await;
+    print_written(&result?, "leads", out, config);
+    Ok(Outcome::Success)
+}
+
+async fn list(config: &Config) -> anyhow::Result<Outcome> {
     let session = Session::open(config).await?;
     let result = match config.output {
         OutputMode::Json => print_json(&session.client.list_leads_raw().await?),

@@ -10,8 +10,11 @@ pub mod sync;
 pub mod webhook;
 
 use std::io::Write;
+use std::path::Path;
 
 use serde_json::Value;
+
+use crate::cli::Config;
 
 /// Prints records as the service sent them, one pretty JSON array on stdout.
 pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
@@ -34,5 +37,15 @@ pub fn cell(value: &Value, key: &str) -> String {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
+    }
+}
+
+/// The summary of an export on stderr: its warnings always, the count unless `--quiet`.
+pub fn print_written(written: &crate::export::Written, what: &str, out: &Path, config: &Config) {
+    for warning in written.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    if !config.quiet {
+        eprintln!("wrote {} {what} to {}", written.rows, out.display());
     }
 }

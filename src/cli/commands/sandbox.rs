@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{Config, Outcome};
-use crate::sandbox::{DEMO_TOKEN, Faults, Sandbox, SandboxConfig, Seed};
+use crate::sandbox::{DEMO_TOKEN, Faults, Sandbox, SandboxConfig, Seed, WebhookRetry};
 
 #[derive(Debug, clap::Args)]
 pub struct SandboxArgs {
@@ -38,6 +38,10 @@ pub struct SandboxArgs {
     /// Seed of the fault generator, for repeatable runs
     #[arg(long, value_name = "N")]
     fault_seed: Option<u64>,
+    /// First wait before a failed simulated webhook delivery is tried again, in milliseconds;
+    /// later waits double (default: the service's 30 s, 60 s, 120 s)
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    webhook_retry_ms: Option<u64>,
 }
 
 fn fraction(raw: &str) -> Result<f64, String> {
@@ -59,7 +63,12 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
         latency: Duration::from_millis(args.latency_ms),
         seed: args.fault_seed,
     };
-    let sandbox_config = SandboxConfig { db: args.db.clone(), seed: seed.clone(), faults };
+    let webhook_retry = match args.webhook_retry_ms {
+        Some(ms) => WebhookRetry::compressed(Duration::from_millis(ms)),
+        None => WebhookRetry::default(),
+    };
+    let sandbox_config =
+        SandboxConfig { db: args.db.clone(), seed: seed.clone(), faults, webhook_retry };
     let sandbox = Sandbox::start(sandbox_config, SocketAddr::new(args.bind, args.port))
         .await
         .with_context(|| format!("starting the sandbox on {}:{}", args.bind, args.port))?;

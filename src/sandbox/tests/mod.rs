@@ -53,7 +53,7 @@ async fn with_faults(faults: Faults) -> Harness {
 }
 
 fn on_file(db: &Path, seed: Option<Seed>, faults: Faults) -> SandboxConfig {
-    SandboxConfig { db: Some(db.to_path_buf()), seed, faults }
+    SandboxConfig { db: Some(db.to_path_buf()), seed, faults, ..SandboxConfig::default() }
 }
 
 impl Harness {

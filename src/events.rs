@@ -1,1 +1,0 @@
-//! (placeholder) Conversation-ended and other notifications: the receiver and its durable store.

@@ -1,1 +1,0 @@
-//! (placeholder) Leads and notifications back out to CSV and XLSX.

@@ -141,9 +141,7 @@ impl Collector {
                     None => reading = false,
                 },
                 permit = reserve(&jobs), if !self.pending.is_empty() => {
-                    if let (Some(permit), Some(job)) = (permit, self.pending.pop_front()) {
-                        permit.send(job);
-                    }
+                    self.hand_out(permit);
                 }
                 Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
                 () = tokio::time::sleep(std::time::Duration::from_millis(100)) => {}
@@ -224,6 +222,16 @@ impl Collector {
             self.pending.push_back(job);
         }
         Ok(())
+    }
+
+    /// Gives the next pending job to the worker slot `permit`; without a slot (every worker
+    /// gone) the job stays pending.
+    fn hand_out(&mut self, permit: Option<mpsc::Permit<'_, Job>>) {
+        if let Some(permit) = permit
+            && let Some(job) = self.pending.pop_front()
+        {
+            permit.send(job);
+        }
     }
 
     /// A worker's answer for `row`.
@@ -318,9 +326,7 @@ impl Collector {
         while !self.pending.is_empty() || !self.in_flight.is_empty() {
             tokio::select! {
                 permit = reserve(jobs), if !self.pending.is_empty() => {
-                    if let (Some(permit), Some(job)) = (permit, self.pending.pop_front()) {
-                        permit.send(job);
-                    }
+                    self.hand_out(permit);
                 }
                 Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
             }

@@ -16,6 +16,8 @@ use rlibphonenumber::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PhoneParser {
     region: Region,
+    /// The region's calling code, e.g. 49.
+    country_code: i32,
 }
 
 /// A parser could not be created.
@@ -83,11 +85,14 @@ impl PhoneParser {
             region: default_region.to_owned(),
         };
         let region = Region::from_code(default_region.trim()).map_err(|_| unknown())?;
-        // Loads the metadata now rather than inside the first parse.
-        PHONE_NUMBER_UTIL
+        // Also loads the metadata now rather than inside the first parse.
+        let country_code = PHONE_NUMBER_UTIL
             .get_country_code_for_region(region)
             .ok_or_else(unknown)?;
-        Ok(PhoneParser { region })
+        Ok(PhoneParser {
+            region,
+            country_code,
+        })
     }
 
     /// Normalizes one cell's text.
@@ -113,7 +118,7 @@ impl PhoneParser {
         cleaned: &Cleaned<'_>,
     ) -> Result<(PhoneNumber, Option<Region>), PhoneProblem> {
         let plain = self.read(cleaned.digits.as_str());
-        let (first, second) = cleaned.readings(self.country_code());
+        let (first, second) = cleaned.readings(self.country_code);
         for digits in [Some(first), second].into_iter().flatten() {
             let reading = if digits.as_str() == cleaned.digits.as_str() {
                 plain.clone()
@@ -128,12 +133,6 @@ impl PhoneParser {
             Reading::Valid(number, region) => Ok((number, region)),
             Reading::Invalid(number) => Err(self.problem(&number)),
         }
-    }
-
-    fn country_code(&self) -> i32 {
-        PHONE_NUMBER_UTIL
-            .get_country_code_for_region(self.region)
-            .unwrap_or_default()
     }
 
     fn read(&self, digits: &str) -> Result<Reading, PhoneProblem> {
@@ -292,7 +291,7 @@ impl Cleaned<'_> {
         let bare = !s.starts_with(['+', '0']) && self.digits.digit_count() >= 10;
         if bare {
             let with_plus = self.digits.with_plus();
-            let own_country = s.starts_with(&country_code.to_string());
+            let own_country = starts_with_number(s, country_code);
             return match with_plus {
                 Some(plus) if own_country => (plus, Some(self.digits)),
                 plus => (self.digits, plus),
@@ -303,6 +302,12 @@ impl Cleaned<'_> {
             .and_then(|at| self.digits.insert_zero_at(at));
         (self.digits, with_zero)
     }
+}
+
+/// Whether the digits `s` begin with the decimal digits of `n`.
+fn starts_with_number(s: &str, n: i32) -> bool {
+    let width = n.checked_ilog10().map_or(1, |l| l as usize + 1);
+    s.get(..width).and_then(|p| p.parse::<i32>().ok()) == Some(n)
 }
 
 /// Reduces `text` to `+`/digits, finding the extension and a `(0)` trunk prefix on the way.

@@ -32,6 +32,9 @@ const BATCH_ROWS: usize = 256;
 /// Batches in flight: with `BATCH_ROWS` this bounds the rows held between the threads.
 const CHANNEL_BATCHES: usize = 4;
 const PANIC_DETAIL: &str = "the reader failed on malformed data";
+/// Excel's grid is 16,384 columns wide (A to XFD); a cell beyond it comes from a damaged file,
+/// and honouring it would pad a row with billions of empty cells.
+const MAX_COLUMNS: u32 = 16_384;
 
 /// The chosen sheet and its rows.
 pub(super) struct SheetSource {
@@ -302,9 +305,12 @@ fn read_sheet(
 }
 
 /// Cells start at the sheet's first used column, as in calamine's ranges. A missing
-/// `<dimension>` reads as A1:A1, which keeps column A.
+/// `<dimension>` reads as A1:A1, which keeps column A; a damaged one off the grid is ignored.
 fn first_column(dimensions: Dimensions) -> u32 {
-    dimensions.start.1
+    match dimensions.start.1 {
+        column if column < MAX_COLUMNS => column,
+        _ => 0,
+    }
 }
 
 /// Groups streamed cells (in row order, as the formats store them) into records.
@@ -373,6 +379,9 @@ impl RowBuilder {
     }
 
     fn push(&mut self, column: u32, value: &Value<'_>) {
+        if column >= MAX_COLUMNS {
+            return;
+        }
         let Some(column) = column.checked_sub(self.offset) else {
             return;
         };
@@ -444,5 +453,33 @@ impl Batches {
         }
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
         self.open = self.tx.send(Ok(batch)).is_ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_fill_gaps_and_ignore_cells_off_the_grid() {
+        let mut row = RowBuilder::new(1);
+        row.index = 4;
+        row.push(3, &Value::Text("c"));
+        row.push(1, &Value::Int(7));
+        row.push(0, &Value::Text("left of the first column"));
+        row.push(2_147_483_647, &Value::Text("damaged"));
+        let record = row.take().unwrap();
+        assert_eq!(record.row, 5);
+        assert_eq!(record.cells, vec!["7", "", "c"]);
+        assert!(row.take().is_none(), "a taken row starts empty");
+    }
+
+    #[test]
+    fn a_damaged_dimension_keeps_column_a() {
+        assert_eq!(first_column(Dimensions::new((0, 2), (9, 5))), 2);
+        assert_eq!(
+            first_column(Dimensions::new((0, u32::MAX - 1), (0, u32::MAX))),
+            0
+        );
     }
 }

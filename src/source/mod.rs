@@ -156,7 +156,16 @@ const LOOKAHEAD_ROWS: usize = 12;
 impl Source {
     /// Opens `path`, decides what it is, and reads up to the header.
     pub fn open(path: &Path, opts: &SourceOptions) -> Result<Source, SourceError> {
-        let location = path.display().to_string();
+        Source::open_named(path, &path.display().to_string(), opts)
+    }
+
+    /// `open`, naming the file `location` in messages: the URL of a file `fetch` downloaded.
+    pub fn open_named(
+        path: &Path,
+        location: &str,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
+        let location = location.to_owned();
         let mut file = File::open(path).map_err(|e| SourceError::io(&location, e))?;
         let (prefix, whole) = read_prefix(&mut file, &location)?;
         if prefix.is_empty() {
@@ -168,6 +177,15 @@ impl Source {
             detect::Kind::Ole => detect::ole_format(path, &location)?,
         };
         drop(file);
+        Source::open_workbook(path, location, format, opts)
+    }
+
+    fn open_workbook(
+        path: &Path,
+        location: String,
+        format: Format,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
         let opened = sheet::open(path, &location, format, opts.sheet.as_ref())?;
         let source = Source {
             location,

@@ -493,6 +493,20 @@ fn latin1_after_a_long_ascii_prefix_is_still_decoded() {
 }
 
 #[test]
+fn a_downloaded_file_is_named_by_its_url() {
+    let url = "https://example.com/leads.csv";
+    let source = Source::open_named(&fixture("utf8.csv"), url, &SourceOptions::default()).unwrap();
+    assert_eq!(source.location, url);
+    let err =
+        Source::open_named(&fixture("empty.csv"), url, &SourceOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`https://example.com/leads.csv` is empty"),
+        "{err}"
+    );
+}
+
+#[test]
 fn sources_and_their_records_can_move_to_another_thread() {
     fn assert_send<T: Send>() {}
     assert_send::<Source>();

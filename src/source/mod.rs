@@ -6,7 +6,7 @@
 //! ```text
 //!  path ──► detect ──► csv (encoding, delimiter, Excel row numbers)  ──┐
 //!             │                                                        ├─► header ──► Records
-//!             └──────► sheet (calamine on its own thread, streaming) ─┘
+//!             └──────► sheet ──► sheet_rows (calamine, own thread) ───┘
 //! ```
 //!
 //! `fetch` turns a URL into a local file first. Nothing here panics on bad input: damaged
@@ -22,6 +22,7 @@ mod error;
 mod fetch;
 mod header;
 mod sheet;
+mod sheet_rows;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -339,7 +340,7 @@ fn read_prefix(file: &mut File, location: &str) -> Result<(Vec<u8>, bool), Sourc
 /// The record stream of either kind of file.
 enum Rows {
     Csv(csv::CsvRows),
-    Sheet(sheet::SheetRows),
+    Sheet(sheet_rows::SheetRows),
 }
 
 impl Iterator for Rows {

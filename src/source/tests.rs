@@ -509,8 +509,10 @@ fn a_downloaded_file_is_named_by_its_url() {
 #[test]
 fn sources_and_their_records_can_move_to_another_thread() {
     fn assert_send<T: Send>() {}
+    fn assert_error<T: std::error::Error + Send + Sync + 'static>() {}
     assert_send::<Source>();
     assert_send::<super::Records>();
+    assert_error::<SourceError>();
 }
 
 /// What Excel itself writes: shared strings, and here an empty first sheet to skip.

@@ -12,12 +12,12 @@
 //! HTTP to the service; `sandbox` is an independent implementation of that service for tests,
 //! demos and `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
 
-pub mod cli;
-pub mod client;
-pub mod mapping;
-pub mod phone;
-pub mod pipeline;
-pub mod report;
-pub mod sandbox;
 pub mod source;
+pub mod phone;
+pub mod mapping;
 pub mod validate;
+pub mod report;
+pub mod pipeline;
+pub mod client;
+pub mod sandbox;
+pub mod cli;

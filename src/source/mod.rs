@@ -153,6 +153,8 @@ pub struct Source {
 const PREFIX_BYTES: usize = 64 * 1024;
 /// Non-blank rows read ahead to tell a title row from the header.
 const LOOKAHEAD_ROWS: usize = 12;
+/// A bound on the rows held while looking ahead, blank ones included.
+const LOOKAHEAD_RECORDS: usize = 1000;
 
 impl Source {
     /// Opens `path`, decides what it is, and reads up to the header.
@@ -275,10 +277,15 @@ impl Source {
 
     fn sniff_header(&mut self) -> Result<Record, SourceError> {
         let mut seen: Vec<Record> = Vec::new();
-        let mut stopped_by = None;
-        while seen.iter().filter(|r| !r.is_blank()).count() < LOOKAHEAD_ROWS {
+        let (mut non_blank, mut stopped_by) = (0, None);
+        while non_blank < LOOKAHEAD_ROWS && seen.len() < LOOKAHEAD_RECORDS {
             match self.rows.next() {
-                Some(Ok(record)) => seen.push(record),
+                // Blank rows above everything can never be the header nor data.
+                Some(Ok(record)) if record.is_blank() && non_blank == 0 => {}
+                Some(Ok(record)) => {
+                    non_blank += usize::from(!record.is_blank());
+                    seen.push(record);
+                }
                 Some(Err(e)) => {
                     stopped_by = Some(e);
                     break;

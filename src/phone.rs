@@ -16,6 +16,8 @@ use rlibphonenumber::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PhoneParser {
     region: Region,
+    /// The region's calling code, e.g. 49.
+    country_code: i32,
 }
 
 /// A parser could not be created.
@@ -81,9 +83,10 @@ impl PhoneParser {
     pub fn new(default_region: &str) -> Result<PhoneParser, PhoneError> {
         let unknown = || PhoneError::UnknownRegion { region: default_region.to_owned() };
         let region = Region::from_code(default_region.trim()).map_err(|_| unknown())?;
-        // Loads the metadata now rather than inside the first parse.
-        PHONE_NUMBER_UTIL.get_country_code_for_region(region).ok_or_else(unknown)?;
-        Ok(PhoneParser { region })
+        // Also loads the metadata now rather than inside the first parse.
+        let country_code =
+            PHONE_NUMBER_UTIL.get_country_code_for_region(region).ok_or_else(unknown)?;
+        Ok(PhoneParser { region, country_code })
     }
 
     /// Normalizes one cell's text.
@@ -93,39 +96,34 @@ impl PhoneParser {
             return Err(PhoneProblem::Missing);
         }
         let cleaned = clean(text)?;
-        let (number, region) = self.parse_cleaned(&cleaned)?;
+        let (number, region, extension) = self.parse_cleaned(&cleaned)?;
         Ok(Phone {
             e164: PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164).into_owned(),
             region: region.map(|r| r.to_string()),
-            extension_dropped: cleaned.extension.map(str::to_owned),
+            extension_dropped: extension.map(str::to_owned),
         })
     }
 
-    /// The first valid reading; when there is none, what is wrong with the plain one.
-    fn parse_cleaned(
+    /// The first valid reading, with the extension it implies; when there is none, what is
+    /// wrong with the plain one.
+    fn parse_cleaned<'a>(
         &self,
-        cleaned: &Cleaned<'_>,
-    ) -> Result<(PhoneNumber, Option<Region>), PhoneProblem> {
-        let plain = self.read(cleaned.digits.as_str());
-        let (first, second) = cleaned.readings(self.country_code());
-        for digits in [Some(first), second].into_iter().flatten() {
-            let reading = if digits.as_str() == cleaned.digits.as_str() {
-                plain.clone()
-            } else {
-                self.read(digits.as_str())
-            };
+        cleaned: &Cleaned<'a>,
+    ) -> Result<(PhoneNumber, Option<Region>, Option<&'a str>), PhoneProblem> {
+        let mut plain = None;
+        for attempt in cleaned.attempts(self.country_code).into_iter().flatten() {
+            let reading = self.read(attempt.digits.as_str());
             if let Ok(Reading::Valid(number, region)) = reading {
-                return Ok((number, region));
+                return Ok((number, region, attempt.extension));
+            }
+            if attempt.digits.as_str() == cleaned.digits.as_str() {
+                plain = Some(reading);
             }
         }
-        match plain? {
-            Reading::Valid(number, region) => Ok((number, region)),
+        match plain.unwrap_or_else(|| self.read(cleaned.digits.as_str()))? {
+            Reading::Valid(number, region) => Ok((number, region, cleaned.extension)),
             Reading::Invalid(number) => Err(self.problem(&number)),
         }
-    }
-
-    fn country_code(&self) -> i32 {
-        PHONE_NUMBER_UTIL.get_country_code_for_region(self.region).unwrap_or_default()
     }
 
     fn read(&self, digits: &str) -> Result<Reading, PhoneProblem> {
@@ -157,8 +155,7 @@ impl PhoneParser {
     }
 }
 
-/// One way of reading the cleaned digits.
-#[derive(Clone)]
+/// What libphonenumber made of one attempt.
 enum Reading {
     Valid(PhoneNumber, Option<Region>),
     Invalid(PhoneNumber),
@@ -237,6 +234,12 @@ impl Digits {
         Some(plus)
     }
 
+    fn without_last(&self, n: usize) -> Digits {
+        let mut shorter = *self;
+        shorter.len = self.len.saturating_sub(n);
+        shorter
+    }
+
     fn insert_zero_at(&self, at: usize) -> Option<Digits> {
         let mut with = Digits::new();
         for (i, &b) in self.buf[..self.len].iter().enumerate() {
@@ -256,9 +259,18 @@ struct Cleaned<'a> {
     /// Where a `(0)` after the country code was dropped: kept in a second reading in case it
     /// belonged to the number (Italian numbers keep their leading zero).
     dropped_trunk_zero: Option<usize>,
+    /// A trailing ` -42`: German for extension 42, or the end of a direct-dial number.
+    dash_suffix: Option<&'a str>,
 }
 
-impl Cleaned<'_> {
+/// One reading of a cell: digits and the extension that goes with them.
+#[derive(Clone, Copy)]
+struct Attempt<'a> {
+    digits: Digits,
+    extension: Option<&'a str>,
+}
+
+impl<'a> Cleaned<'a> {
     /// The readings to try, in order, given the default region's country code.
     ///
     /// Digits without `+` or a leading zero come from number cells and CRM exports, which drop
@@ -266,21 +278,35 @@ impl Cleaned<'_> {
     /// of variable length, so `4915112345678` is also a valid number of the 0491 area: when the
     /// digits start with the default country's code and read as a valid number with a `+`,
     /// that reading wins. Any other such digits are read nationally first, then with a `+`.
-    /// A `(0)` dropped after a country code is tried again in place, for Italian numbers.
-    fn readings(&self, country_code: i32) -> (Digits, Option<Digits>) {
+    /// A `(0)` dropped after a country code is tried again in place, for Italian numbers. A
+    /// trailing ` -42` stays part of the number when that is valid (`030 1234567 -0`, a
+    /// company's switchboard), else it is read as an extension.
+    fn attempts(&self, country_code: i32) -> [Option<Attempt<'a>>; 3] {
+        let attempt = |digits| Attempt { digits, extension: self.extension };
+        let plain = attempt(self.digits);
         let s = self.digits.as_str();
-        let bare = !s.starts_with(['+', '0']) && self.digits.digit_count() >= 10;
-        if bare {
-            let with_plus = self.digits.with_plus();
-            let own_country = s.starts_with(&country_code.to_string());
-            return match with_plus {
-                Some(plus) if own_country => (plus, Some(self.digits)),
-                plus => (self.digits, plus),
+        if !s.starts_with(['+', '0']) && self.digits.digit_count() >= 10 {
+            let with_plus = self.digits.with_plus().map(attempt);
+            return if starts_with_number(s, country_code) {
+                [with_plus, Some(plain), None]
+            } else {
+                [Some(plain), with_plus, None]
             };
         }
-        let with_zero = self.dropped_trunk_zero.and_then(|at| self.digits.insert_zero_at(at));
-        (self.digits, with_zero)
+        let with_zero =
+            self.dropped_trunk_zero.and_then(|at| self.digits.insert_zero_at(at)).map(attempt);
+        let without_suffix = self.dash_suffix.map(|ext| Attempt {
+            digits: self.digits.without_last(ext.len()),
+            extension: Some(ext),
+        });
+        [Some(plain), with_zero, without_suffix]
     }
+}
+
+/// Whether the digits `s` begin with the decimal digits of `n`.
+fn starts_with_number(s: &str, n: i32) -> bool {
+    let width = n.checked_ilog10().map_or(1, |l| l as usize + 1);
+    s.get(..width).and_then(|p| p.parse::<i32>().ok()) == Some(n)
 }
 
 /// Reduces `text` to `+`/digits, finding the extension and a `(0)` trunk prefix on the way.
@@ -321,7 +347,18 @@ fn clean(text: &str) -> Result<Cleaned<'_>, PhoneProblem> {
         digits: international_prefix(digits),
         extension,
         dropped_trunk_zero: dropped_trunk_zero.map(|at| at - usize::from(starts_with_00(&digits))),
+        dash_suffix: extension.is_none().then(|| dash_suffix(text)).flatten(),
     })
+}
+
+/// The digits of a trailing ` -42` or ` – 42` (a space before the dash, up to five digits).
+fn dash_suffix(text: &str) -> Option<&str> {
+    let digits_start = text.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let digits = &text[digits_start..];
+    let before = text[..digits_start].trim_end_matches(is_blank);
+    let before = before.strip_suffix(['-', '\u{2013}'])?;
+    let spaced = before.ends_with(is_blank);
+    (spaced && (1..=5).contains(&digits.len())).then_some(digits)
 }
 
 fn is_international(digits: &Digits) -> bool {
@@ -492,6 +529,15 @@ mod tests {
             assert_eq!(phone.e164, "+14155552671", "{raw}");
             assert_eq!(phone.extension_dropped.as_deref(), Some(ext), "{raw}");
             assert_eq!(phone.region.as_deref(), Some("US"), "{raw}");
+        }
+        for (raw, e164, ext) in [
+            ("+49 151 12345678 -42", "+4915112345678", Some("42")),
+            ("+49 (0) 160 7608954 – 46", "+491607608954", Some("46")),
+            ("030 1234567 -0", "+493012345670", None),
+        ] {
+            let phone = de().parse(raw).unwrap_or_else(|p| panic!("`{raw}`: {p}"));
+            assert_eq!(phone.e164, e164, "{raw}");
+            assert_eq!(phone.extension_dropped.as_deref(), ext, "{raw}");
         }
         let phone = de().parse("+49 30 12345678 Durchwahl 12").unwrap();
         assert_eq!(phone.e164, "+493012345678");

@@ -107,7 +107,7 @@ fn write_datetime(d: &ExcelDateTime, out: &mut String) {
 fn write_duration_seconds(seconds: f64, out: &mut String) {
     let total = seconds.round() as i64;
     let sign = if total < 0 { "-" } else { "" };
-    let total = total.abs();
+    let total = total.unsigned_abs();
     let _ = write!(out, "{sign}{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
 }
 

@@ -6,7 +6,7 @@
 //! ```text
 //!  path ──► detect ──► csv (encoding, delimiter, Excel row numbers)  ──┐
 //!             │                                                        ├─► header ──► Records
-//!             └──────► sheet (calamine on its own thread, streaming) ─┘
+//!             └──────► sheet ──► sheet_rows (calamine, own thread) ───┘
 //! ```
 //!
 //! `fetch` turns a URL into a local file first. Nothing here panics on bad input: damaged
@@ -22,6 +22,7 @@ mod error;
 mod fetch;
 mod header;
 mod sheet;
+mod sheet_rows;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -152,11 +153,22 @@ pub struct Source {
 const PREFIX_BYTES: usize = 64 * 1024;
 /// Non-blank rows read ahead to tell a title row from the header.
 const LOOKAHEAD_ROWS: usize = 12;
+/// A bound on the rows held while looking ahead, blank ones included.
+const LOOKAHEAD_RECORDS: usize = 1000;
 
 impl Source {
     /// Opens `path`, decides what it is, and reads up to the header.
     pub fn open(path: &Path, opts: &SourceOptions) -> Result<Source, SourceError> {
-        let location = path.display().to_string();
+        Source::open_named(path, &path.display().to_string(), opts)
+    }
+
+    /// `open`, naming the file `location` in messages: the URL of a file `fetch` downloaded.
+    pub fn open_named(
+        path: &Path,
+        location: &str,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
+        let location = location.to_owned();
         let mut file = File::open(path).map_err(|e| SourceError::io(&location, e))?;
         let (prefix, whole) = read_prefix(&mut file, &location)?;
         if prefix.is_empty() {
@@ -168,6 +180,15 @@ impl Source {
             detect::Kind::Ole => detect::ole_format(path, &location)?,
         };
         drop(file);
+        Source::open_workbook(path, location, format, opts)
+    }
+
+    fn open_workbook(
+        path: &Path,
+        location: String,
+        format: Format,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
         let opened = sheet::open(path, &location, format, opts.sheet.as_ref())?;
         let source = Source {
             location,
@@ -252,10 +273,15 @@ impl Source {
 
     fn sniff_header(&mut self) -> Result<Record, SourceError> {
         let mut seen: Vec<Record> = Vec::new();
-        let mut stopped_by = None;
-        while seen.iter().filter(|r| !r.is_blank()).count() < LOOKAHEAD_ROWS {
+        let (mut non_blank, mut stopped_by) = (0, None);
+        while non_blank < LOOKAHEAD_ROWS && seen.len() < LOOKAHEAD_RECORDS {
             match self.rows.next() {
-                Some(Ok(record)) => seen.push(record),
+                // Blank rows above everything can never be the header nor data.
+                Some(Ok(record)) if record.is_blank() && non_blank == 0 => {}
+                Some(Ok(record)) => {
+                    non_blank += usize::from(!record.is_blank());
+                    seen.push(record);
+                }
                 Some(Err(e)) => {
                     stopped_by = Some(e);
                     break;
@@ -309,7 +335,7 @@ fn read_prefix(file: &mut File, location: &str) -> Result<(Vec<u8>, bool), Sourc
 /// The record stream of either kind of file.
 enum Rows {
     Csv(csv::CsvRows),
-    Sheet(sheet::SheetRows),
+    Sheet(sheet_rows::SheetRows),
 }
 
 impl Iterator for Rows {

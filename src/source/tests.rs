@@ -376,6 +376,84 @@ fn latin1_after_a_long_ascii_prefix_is_still_decoded() {
     assert_eq!(last.1, ["Jürgen", "Köln"]);
 }
 
+#[test]
+fn a_downloaded_file_is_named_by_its_url() {
+    let url = "https://example.com/leads.csv";
+    let source = Source::open_named(&fixture("utf8.csv"), url, &SourceOptions::default()).unwrap();
+    assert_eq!(source.location, url);
+    let err =
+        Source::open_named(&fixture("empty.csv"), url, &SourceOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("`https://example.com/leads.csv` is empty"), "{err}");
+}
+
+#[test]
+fn sources_and_their_records_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    fn assert_error<T: std::error::Error + Send + Sync + 'static>() {}
+    assert_send::<Source>();
+    assert_send::<super::Records>();
+    assert_error::<SourceError>();
+}
+
+/// What Excel itself writes: shared strings, and here an empty first sheet to skip.
+#[test]
+fn xlsx_with_shared_strings_and_an_empty_first_sheet() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("excel_like.xlsx");
+    let mut book = rust_xlsxwriter::Workbook::new();
+    book.add_worksheet().set_name("Empty").unwrap();
+    let sheet = book.add_worksheet();
+    sheet.set_name("Kunden").unwrap();
+    sheet.write_string(0, 1, "Name").unwrap();
+    sheet.write_string(0, 2, "Telefon").unwrap();
+    sheet.write_string(1, 1, "Käthe Weiß").unwrap();
+    sheet.write_number(1, 2, 4915112345678.0).unwrap();
+    sheet.write_string(2, 1, "Käthe Weiß").unwrap();
+    sheet.write_boolean(2, 3, true).unwrap();
+    book.save(&path).unwrap();
+    let source = Source::open(&path, &SourceOptions::default()).unwrap();
+    assert_eq!(source.sheet.as_deref(), Some("Kunden"));
+    assert_eq!(source.headers, ["Name", "Telefon"], "cells start at column B");
+    assert_eq!(
+        rows(source),
+        vec![row(2, &["Käthe Weiß", "4915112345678"]), row(3, &["Käthe Weiß", "", "TRUE"]),]
+    );
+}
+
+/// Every fixture, truncated and with bytes overwritten, must give rows or an error.
+#[test]
+fn damaged_files_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed: u64 = 0x5EED;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let names =
+        ["leads.xlsx", "leads.xlsb", "leads.xls", "leads.ods", "utf8.csv", "utf16le_bom.txt"];
+    for name in names {
+        let original = std::fs::read(fixture(name)).unwrap();
+        for variant in 0..24 {
+            let mut bytes = original.clone();
+            if variant % 3 == 0 {
+                bytes.truncate(next() as usize % bytes.len());
+            } else {
+                for _ in 0..1 + variant % 5 {
+                    let at = next() as usize % bytes.len();
+                    bytes[at] = next() as u8;
+                }
+            }
+            let path = dir.path().join(format!("{variant}_{name}"));
+            std::fs::write(&path, &bytes).unwrap();
+            if let Ok(source) = Source::open(&path, &SourceOptions::default()) {
+                source.records().for_each(drop);
+            }
+        }
+    }
+}
+
 /// Reads `LEADSYNC_BENCH_FILE` end to end and prints rows, bytes and time:
 /// `LEADSYNC_BENCH_FILE=leads_1m.csv cargo test --release --lib bench_read -- --ignored --nocapture`
 #[test]

@@ -20,7 +20,8 @@ data() { [ -f "$work/$2" ] || "$gen" "$1" "$work/$2"; }
 measure() {
   local label=$1; shift
   /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || true
-  read -r secs kib < "$work/time.txt"
+  # GNU time puts "Command exited with non-zero status 3" first when rows were rejected.
+  read -r secs kib < <(tail -1 "$work/time.txt")
   printf '%-46s %7.2f s  %6.1f MiB peak\n' "$label" "$secs" "$(echo "$kib / 1024" | bc -l)"
   echo "$secs" > "$work/last_secs"
 }

@@ -161,7 +161,7 @@ pub async fn import(
         keep_cells,
         workers: worker_count(opts.workers),
     };
-    let (rows_tx, rows_rx) = mpsc::channel::<RowReport>(BATCH_ROWS * 2);
+    let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;
     let stages_stop = stop.clone();
     let stages = tokio::task::spawn_blocking(move || {
@@ -196,11 +196,13 @@ pub async fn import(
 
 /// Dry run: every row straight into the reports.
 async fn write_all(
-    mut rows: mpsc::Receiver<RowReport>,
+    mut rows: mpsc::Receiver<Vec<RowReport>>,
     mut reports: Reports,
 ) -> Result<Reports, PipelineError> {
-    while let Some(row) = rows.recv().await {
-        reports.write_row(&row)?;
+    while let Some(batch) = rows.recv().await {
+        for row in &batch {
+            reports.write_row(row)?;
+        }
     }
     Ok(reports)
 }
@@ -377,7 +379,7 @@ type CheckedBatch = (u64, Vec<Option<Checked>>);
 fn run_stages(
     source: Source,
     checkers: Checkers,
-    out: mpsc::Sender<RowReport>,
+    out: mpsc::Sender<Vec<RowReport>>,
     allow_duplicates: bool,
     stop: &AtomicBool,
 ) -> Result<(u64, Result<(), PipelineError>), PipelineError> {
@@ -448,7 +450,7 @@ fn check_batches(
 /// number of blank rows skipped.
 fn collect_in_order(
     rx: Receiver<CheckedBatch>,
-    out: &mpsc::Sender<RowReport>,
+    out: &mpsc::Sender<Vec<RowReport>>,
     allow_duplicates: bool,
 ) -> u64 {
     let mut deduper = Deduper::new(allow_duplicates);
@@ -459,15 +461,13 @@ fn collect_in_order(
         pending.insert(seq, batch);
         while let Some(batch) = pending.remove(&next) {
             next += 1;
-            for checked in batch {
-                let Some(checked) = checked else {
-                    blank_rows += 1;
-                    continue;
-                };
-                // The receiver is gone only when the run stops early; its error is reported.
-                if out.blocking_send(deduper.admit(checked)).is_err() {
-                    return blank_rows;
-                }
+            let before = batch.len();
+            let rows: Vec<RowReport> =
+                batch.into_iter().flatten().map(|checked| deduper.admit(checked)).collect();
+            blank_rows += (before - rows.len()) as u64;
+            // The receiver is gone only when the run stops early; its error is reported.
+            if out.blocking_send(rows).is_err() {
+                return blank_rows;
             }
         }
     }

@@ -108,7 +108,7 @@ impl Collector {
     /// Runs until every row is settled (or `stop` is raised), then returns the reports to finish.
     pub async fn run(
         mut self,
-        mut rows: mpsc::Receiver<RowReport>,
+        mut rows: mpsc::Receiver<Vec<RowReport>>,
         stop: Arc<AtomicBool>,
     ) -> Result<(Reports, PushSummary), CollectError> {
         // The sender lives outside `self`: a permit borrowed from it must not lock `self`.
@@ -128,14 +128,10 @@ impl Collector {
                 break;
             }
             tokio::select! {
-                row = rows.recv(), if reading && self.pending.len() < DISPATCH_BATCH => match row {
-                    Some(row) => {
-                        self.admit(row, &mut ready)?;
-                        while ready.len() < DISPATCH_BATCH {
-                            match rows.try_recv() {
-                                Ok(row) => self.admit(row, &mut ready)?,
-                                Err(_) => break,
-                            }
+                batch = rows.recv(), if reading && self.pending.len() < DISPATCH_BATCH => match batch {
+                    Some(batch) => {
+                        for row in batch {
+                            self.admit(row, &mut ready)?;
                         }
                     }
                     None => reading = false,

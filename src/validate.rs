@@ -199,13 +199,15 @@ impl RowChecker {
     }
 
     fn check_phone(&self, record: &Record, report: &mut RowReport) -> Option<u64> {
-        let field = self.column(self.plan.phone);
+        // The column name is only needed for an issue: no allocation for a good row.
+        let field = || self.column(self.plan.phone);
         if let Some(err) = record.cell_errors.iter().find(|e| e.column == self.plan.phone) {
             let message = format!(
-                "the `{field}` cell holds the spreadsheet error `{}`: fix its formula",
+                "the `{}` cell holds the spreadsheet error `{}`: fix its formula",
+                field(),
                 err.value
             );
-            report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field), message));
+            report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
             return None;
         }
         let raw = self.plan.phone_cell(&record.cells);
@@ -218,7 +220,7 @@ impl RowChecker {
                     );
                     report.warnings.push(Issue::new(
                         IssueCode::ExtensionDropped,
-                        Some(field),
+                        Some(field()),
                         message,
                     ));
                 }
@@ -228,16 +230,13 @@ impl RowChecker {
                 Some(key)
             }
             Err(PhoneProblem::Missing) => {
-                report.errors.push(Issue::new(
-                    IssueCode::MissingPhone,
-                    Some(field.clone()),
-                    format!("no phone number in `{field}`"),
-                ));
+                let message = format!("no phone number in `{}`", field());
+                report.errors.push(Issue::new(IssueCode::MissingPhone, Some(field()), message));
                 None
             }
             Err(problem) => {
                 let message = format!("`{}` is not a valid phone number: {problem}", raw.trim());
-                report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field), message));
+                report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
                 None
             }
         }
@@ -246,14 +245,14 @@ impl RowChecker {
     /// Returns the campaign part of the dedupe key.
     fn check_campaign(&self, record: &Record, report: &mut RowReport) -> Option<u64> {
         let text = self.plan.campaign_text(&record.cells);
-        let field = match self.plan.campaign {
+        let field = || match self.plan.campaign {
             crate::mapping::CampaignSource::Column(c) => Some(self.column(c)),
             crate::mapping::CampaignSource::Fixed(_) => Some("campaign".to_string()),
         };
         if text.is_empty() {
             let message =
                 "no campaign: fill in the campaign column or pass `--campaign`".to_string();
-            report.errors.push(Issue::new(IssueCode::MissingCampaign, field, message));
+            report.errors.push(Issue::new(IssueCode::MissingCampaign, field(), message));
             return None;
         }
         match self.campaign_verdict(&text) {
@@ -263,7 +262,7 @@ impl RowChecker {
                 Some(found.key)
             }
             Err(mut issue) => {
-                issue.field = field;
+                issue.field = field();
                 report.errors.push(issue);
                 None
             }

@@ -76,10 +76,9 @@ bench_push() {
   python3 - "$work/rate.json" <<'PY'
 import json, sys, datetime as dt
 r = json.load(open(sys.argv[1]))
-s, p = r["summary"], r["push"]
-t = lambda x: dt.datetime.fromisoformat(x.replace("Z", "+00:00"))
-secs = (t(r["run"]["finished_at"]) - t(r["run"]["started_at"])).total_seconds()
-print(f"{p['sent']} requests in {secs:.0f} s = {p['sent']/secs:.1f}/s ({100*p['sent']/secs/50:.1f}% of 50); 429 answers: {p['rate_limited']}")
+p = r["push"]
+secs = p["sending_secs"]
+print(f"{p['sent']} requests in {secs:.1f} s of sending = {p['sent']/secs:.2f}/s ({100*p['sent']/secs/50:.1f}% of 50); 429 answers: {p['rate_limited']}")
 PY
   kill "$sandbox_pid"
 
@@ -105,7 +104,7 @@ with open(sys.argv[1], "w") as f:
         f.write(f'{{"event":"outcome","row":{row},"status":"created","lead_id":{row}}}\n')
 PY
   "$bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 2> "$work/resume.log" >/dev/null || true
-  grep -o 'settled=[0-9]* in_doubt=[0-9]* elapsed_ms=[0-9]*' "$work/resume.log" | sed 's/^/journal read: /'
+  grep -E 'journal opened|ready to send' "$work/resume.log" | sed 's/^[^ ]* *INFO *//' || true
   measure "whole resumed run (1M rows, nothing to send)" "$bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 -q
   kill "$sandbox_pid"
 }

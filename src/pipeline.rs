@@ -215,6 +215,7 @@ async fn prepare_send(
     client: &Client,
     plan: &Plan,
 ) -> Result<SendPlan, PipelineError> {
+    let preparing = std::time::Instant::now();
     let leads = client.list_leads().await.map_err(PipelineError::Leads)?;
     let index = LeadIndex::new(&leads);
     drop(leads);
@@ -254,6 +255,7 @@ async fn prepare_send(
         "journal opened"
     );
     let baseline = recovered.header.as_ref().map_or(index.max_id(), |h| h.baseline_lead_id);
+    tracing::info!(elapsed_ms = preparing.elapsed().as_millis() as u64, "ready to send (lead list, fingerprint, journal)");
     Ok(SendPlan {
         journal,
         recovered,

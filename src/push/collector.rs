@@ -46,6 +46,8 @@ pub struct PushSummary {
     pub reconciled: u64,
     pub sent: u64,
     pub rate_limited: u64,
+    /// Seconds from the first request sent to the last answer received.
+    pub sending_secs: f64,
     /// Ctrl-C stopped the run before every row was read and sent.
     pub interrupted: bool,
 }
@@ -76,6 +78,9 @@ pub struct Collector {
     in_doubt: Vec<RowReport>,
     claimed: HashSet<u64>,
     summary: PushSummary,
+    /// When the first request went out, and the last answer came back.
+    first_sent: Option<std::time::Instant>,
+    last_answer: Option<std::time::Instant>,
 }
 
 impl Collector {
@@ -102,6 +107,8 @@ impl Collector {
             in_doubt: Vec::new(),
             claimed,
             summary,
+            first_sent: None,
+            last_answer: None,
         }
     }
 
@@ -148,6 +155,9 @@ impl Collector {
         }
         self.park_in_doubt()?;
         self.summary.rate_limited = self.pool.throttle.rate_limited.load(Ordering::Relaxed) as u64;
+        if let (Some(first), Some(last)) = (self.first_sent, self.last_answer) {
+            self.summary.sending_secs = last.duration_since(first).as_secs_f64();
+        }
         jobs.take();
         self.pool.join().await;
         if !self.summary.interrupted {
@@ -226,6 +236,7 @@ impl Collector {
         if let Some(permit) = permit
             && let Some(job) = self.pending.pop_front()
         {
+            self.first_sent.get_or_insert_with(std::time::Instant::now);
             permit.send(job);
         }
     }
@@ -233,6 +244,7 @@ impl Collector {
     /// A worker's answer for `row`.
     fn settle(&mut self, row_number: u64, sent: Sent) -> Result<(), CollectError> {
         let Some(mut row) = self.in_flight.remove(&row_number) else { return Ok(()) };
+        self.last_answer = Some(std::time::Instant::now());
         self.summary.sent += 1;
         self.progress.sent();
         let (status, lead_id, message, maybe_applied) = match sent {

@@ -222,7 +222,8 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
     if config.output == OutputMode::Json {
         let push = result.push.as_ref().map(|p| {
             serde_json::json!({"journal": p.journal, "sent": p.sent, "from_journal": p.from_journal,
-                "reconciled": p.reconciled, "rate_limited": p.rate_limited, "interrupted": p.interrupted})
+                "reconciled": p.reconciled, "rate_limited": p.rate_limited, "interrupted": p.interrupted,
+                "sending_secs": p.sending_secs})
         });
         super::print_json(
             &serde_json::json!({ "summary": result.outcome.summary, "run": result.run, "push": push }),

@@ -88,10 +88,20 @@ impl Client {
 
     /// Operation 1, every assistant of every page.
     pub async fn all_assistants(&self) -> Result<Vec<Assistant>, ClientError> {
-        let mut pages = self.assistant_pages(*PER_PAGE_RANGE.end());
+        decode_all(self.all_assistants_raw().await?, "user/assistants/get")
+    }
+
+    /// Operation 1, every page's records as the service sent them.
+    pub async fn all_assistants_raw(&self) -> Result<Vec<Value>, ClientError> {
+        let per_page = *PER_PAGE_RANGE.end();
         let mut all = Vec::new();
-        while let Some(page) = pages.next_page().await {
-            all.extend(page?.data);
+        for number in 1.. {
+            let page: Page<Value> = decode(self.list_assistants_raw(number, per_page).await?, "user/assistants/get")?;
+            let last = page.data.is_empty() || page.current_page.max(number) >= page.last_page;
+            all.extend(page.data);
+            if last {
+                break;
+            }
         }
         Ok(all)
     }

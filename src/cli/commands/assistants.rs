@@ -5,7 +5,7 @@ use clap::Subcommand;
 use super::{cell, print_json, print_table};
 use crate::cli::args::OutputMode;
 use crate::cli::{Config, Outcome, Session};
-use crate::client::{Assistant, Client, PER_PAGE_RANGE, Page};
+use crate::client::{Client, PER_PAGE_RANGE, Page};
 
 #[derive(Debug, Subcommand)]
 pub enum AssistantsCommand {
@@ -37,44 +37,22 @@ pub async fn run(command: &AssistantsCommand, config: &Config) -> anyhow::Result
     result.map(|()| Outcome::Success)
 }
 
-async fn list(
-    client: &Client,
-    output: OutputMode,
-    page: u64,
-    per_page: u64,
-    all: bool,
-) -> anyhow::Result<()> {
+async fn list(client: &Client, output: OutputMode, page: u64, per_page: u64, all: bool) -> anyhow::Result<()> {
+    debug_assert!(PER_PAGE_RANGE.contains(&per_page));
     if all {
-        let assistants = client.all_assistants().await?;
+        let records = client.all_assistants_raw().await?;
         return match output {
-            OutputMode::Json => print_json(&assistants),
-            OutputMode::Table => {
-                let rows: Vec<Vec<String>> = assistants
-                    .iter()
-                    .map(|a| serde_json::to_value(a).map(|v| assistant_row(&v)))
-                    .collect::<Result<_, _>>()?;
-                print_table(ASSISTANT_COLUMNS, &rows)
-            }
+            OutputMode::Json => print_json(&records),
+            OutputMode::Table => print_table(ASSISTANT_COLUMNS, &records.iter().map(assistant_row).collect::<Vec<_>>()),
         };
     }
-    debug_assert!(PER_PAGE_RANGE.contains(&per_page));
     let page_value = client.list_assistants_raw(page, per_page).await?;
     match output {
         OutputMode::Json => print_json(&page_value),
         OutputMode::Table => {
-            let page: Page<Assistant> = serde_json::from_value(page_value)?;
-            let rows: Vec<Vec<String>> = page
-                .data
-                .iter()
-                .map(|a| serde_json::to_value(a).map(|v| assistant_row(&v)))
-                .collect::<Result<_, _>>()?;
-            print_table(ASSISTANT_COLUMNS, &rows)?;
-            eprintln!(
-                "page {} of {} ({} assistants)",
-                page.current_page,
-                page.last_page.max(1),
-                page.total
-            );
+            let page: Page<serde_json::Value> = serde_json::from_value(page_value)?;
+            print_table(ASSISTANT_COLUMNS, &page.data.iter().map(assistant_row).collect::<Vec<_>>())?;
+            eprintln!("page {} of {} ({} assistants)", page.current_page, page.last_page.max(1), page.total);
             Ok(())
         }
     }

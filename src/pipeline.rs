@@ -255,7 +255,10 @@ async fn prepare_send(
         "journal opened"
     );
     let baseline = recovered.header.as_ref().map_or(index.max_id(), |h| h.baseline_lead_id);
-    tracing::info!(elapsed_ms = preparing.elapsed().as_millis() as u64, "ready to send (lead list, fingerprint, journal)");
+    tracing::info!(
+        elapsed_ms = preparing.elapsed().as_millis() as u64,
+        "ready to send (lead list, fingerprint, journal)"
+    );
     Ok(SendPlan {
         journal,
         recovered,

@@ -96,7 +96,8 @@ impl Client {
         let per_page = *PER_PAGE_RANGE.end();
         let mut all = Vec::new();
         for number in 1.. {
-            let page: Page<Value> = decode(self.list_assistants_raw(number, per_page).await?, "user/assistants/get")?;
+            let page: Page<Value> =
+                decode(self.list_assistants_raw(number, per_page).await?, "user/assistants/get")?;
             let last = page.data.is_empty() || page.current_page.max(number) >= page.last_page;
             all.extend(page.data);
             if last {

@@ -37,13 +37,22 @@ pub async fn run(command: &AssistantsCommand, config: &Config) -> anyhow::Result
     result.map(|()| Outcome::Success)
 }
 
-async fn list(client: &Client, output: OutputMode, page: u64, per_page: u64, all: bool) -> anyhow::Result<()> {
+async fn list(
+    client: &Client,
+    output: OutputMode,
+    page: u64,
+    per_page: u64,
+    all: bool,
+) -> anyhow::Result<()> {
     debug_assert!(PER_PAGE_RANGE.contains(&per_page));
     if all {
         let records = client.all_assistants_raw().await?;
         return match output {
             OutputMode::Json => print_json(&records),
-            OutputMode::Table => print_table(ASSISTANT_COLUMNS, &records.iter().map(assistant_row).collect::<Vec<_>>()),
+            OutputMode::Table => print_table(
+                ASSISTANT_COLUMNS,
+                &records.iter().map(assistant_row).collect::<Vec<_>>(),
+            ),
         };
     }
     let page_value = client.list_assistants_raw(page, per_page).await?;
@@ -51,8 +60,16 @@ async fn list(client: &Client, output: OutputMode, page: u64, per_page: u64, all
         OutputMode::Json => print_json(&page_value),
         OutputMode::Table => {
             let page: Page<serde_json::Value> = serde_json::from_value(page_value)?;
-            print_table(ASSISTANT_COLUMNS, &page.data.iter().map(assistant_row).collect::<Vec<_>>())?;
-            eprintln!("page {} of {} ({} assistants)", page.current_page, page.last_page.max(1), page.total);
+            print_table(
+                ASSISTANT_COLUMNS,
+                &page.data.iter().map(assistant_row).collect::<Vec<_>>(),
+            )?;
+            eprintln!(
+                "page {} of {} ({} assistants)",
+                page.current_page,
+                page.last_page.max(1),
+                page.total
+            );
             Ok(())
         }
     }

@@ -40,11 +40,18 @@ bench_import() {
   measure "200k-row CSV (memory)" "$bin" import "$work/leads_200k.csv" --offline -q
   measure "100k-row XLSX" "$bin" import "$work/leads_100k.xlsx" --offline -q
   rows_per_sec 100000
-  local baseline=../shared/bench/py_baseline.py
-  if [ -f "$baseline" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; then
+  local shared=../shared/bench
+  if [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; then
     echo "== the Python baseline on the same files"
-    measure "python: 1M-row CSV" python3 "$baseline" "$work/leads_1m.csv" --report "$work/py_rejects.json"
-    measure "python: 100k-row XLSX" python3 "$baseline" "$work/leads_100k.xlsx" --report "$work/py_rejects_x.json"
+    measure "python: 1M-row CSV" python3 "$shared/py_baseline.py" "$work/leads_1m.csv" --report "$work/py_rejects.json"
+    measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/leads_100k.xlsx" --report "$work/py_rejects_x.json"
+    echo "== side by side on the shared generator's files (../shared/bench/gen_leads.py)"
+    [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
+    [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
+    measure "leadsync: shared 1M-row CSV" "$bin" import "$work/shared_1m.csv" --offline -q
+    measure "python: shared 1M-row CSV" python3 "$shared/py_baseline.py" "$work/shared_1m.csv" --report "$work/py_shared.json"
+    measure "leadsync: shared 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --offline -q
+    measure "python: shared 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_shared_x.json"
   fi
 }
 

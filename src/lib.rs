@@ -8,12 +8,11 @@
 //!   url)                 lead fields) duplicates)  rate limit) exactly once) html, terminal)
 //! ```
 //!
-//! The way back: `events` receives the service's notifications and `export` writes leads and
-//! notifications out to CSV and XLSX.
-//!
-//! `pipeline` is the one place that knows that order. `client` is the only module that speaks
-//! HTTP to the service; `sandbox` is an independent implementation of that service for tests,
-//! demos and `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
+//! `pipeline` is the one place that knows that order; `progress` shows it to whoever watches.
+//! `client` is the only module that speaks HTTP to the service. The way back: `events`
+//! receives the service's notifications and `export` writes leads and notifications out to CSV
+//! and XLSX. `sandbox` is an independent implementation of the service for tests, demos and
+//! `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
 
 pub mod source;
 pub mod phone;

@@ -1,3 +1,5 @@
+//! The `leadsync` binary: everything happens in `leadsync::cli`.
+
 fn main() -> std::process::ExitCode {
     leadsync::cli::main()
 }

@@ -44,7 +44,7 @@ fn counts(summary: &Summary, run: &RunInfo) -> String {
         (summary.valid, if run.dry_run { "valid" } else { "valid, not sent" }),
         (summary.skipped_existing, "skipped (already on the service)"),
         (summary.rejected, "rejected"),
-        (summary.duplicates, "duplicates"),
+        (summary.duplicates, if summary.duplicates == 1 { "duplicate" } else { "duplicates" }),
         (summary.failed, "failed (run again to retry)"),
     ];
     let named: Vec<_> = parts

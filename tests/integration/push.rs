@@ -240,6 +240,35 @@ fn ctrl_c_drains_writes_and_the_rerun_finishes() {
 }
 
 #[test]
+fn a_second_ctrl_c_quits_at_once_and_the_rerun_is_still_exactly_once() {
+    let keep = tempfile::tempdir().unwrap();
+    let db = keep.path().join("sandbox.db");
+    // Slow answers: a graceful stop would wait seconds for the requests in flight.
+    let slow =
+        TestSandbox::on_db(&db, Faults { latency: Duration::from_secs(3), ..Faults::default() });
+    let run = Run {
+        dir: keep.path().to_path_buf(),
+        csv: write(keep.path(), "leads.csv", &sheet(60, false)),
+    };
+    let child = run.spawn(&slow, &["--concurrency", "4"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    interrupt(&child);
+    std::thread::sleep(Duration::from_millis(100));
+    let started = std::time::Instant::now();
+    interrupt(&child);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "it did not wait for the requests in flight"
+    );
+    drop(slow);
+    let healthy = TestSandbox::on_db(&db, Faults::default());
+    run.cli(&healthy, &[]).expect_code(3);
+    assert_exactly_once(&healthy, 60, false);
+}
+
+#[test]
 fn a_changed_file_is_refused_until_restart() {
     let sb = TestSandbox::with_faults(Faults {
         latency: Duration::from_millis(20),

@@ -130,6 +130,12 @@ pub enum JournalError {
         "`{path}` is not a leadsync journal (line 1): {reason}; move it away or pass `--restart`"
     )]
     NotAJournal { path: String, reason: String },
+    #[error(
+        "the journal `{path}` belongs to a run against `{base_url}` or another account: use another `--journal`, or `--restart` to start over"
+    )]
+    OtherService { path: String, base_url: String },
+    #[error("another leadsync run is using the journal `{path}`: wait for it to finish")]
+    Busy { path: String },
 }
 
 /// The open journal of the current run. Only the collector writes to it.
@@ -170,7 +176,15 @@ impl Journal {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io_err("create the folder of", path, e))?;
         }
-        let file = File::create(path).map_err(|e| io_err("create", path, e))?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(|e| io_err("create", path, e))?;
+        // Lock before emptying: another run may still be writing to this journal.
+        lock(&file, path)?;
+        file.set_len(0).map_err(|e| io_err("empty", path, e))?;
         let mut journal = Journal::wrap(path, file);
         journal.write_line(header)?;
         journal.sync()?;
@@ -184,6 +198,7 @@ impl Journal {
             .append(true)
             .open(path)
             .map_err(|e| io_err("open", path, e))?;
+        lock(&file, path)?;
         // After a torn write the file does not end in a newline; start a fresh line.
         if ends_without_newline(&mut file).map_err(|e| io_err("read", path, e))? {
             file.write_all(b"\n").map_err(|e| io_err("write", path, e))?;
@@ -268,6 +283,18 @@ fn apply(recovered: &mut Recovered, entry: Entry) {
     }
 }
 
+/// An exclusive lock on the journal for the life of the run: two runs appending to one journal
+/// would both send every row.
+fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(JournalError::Busy { path: path.display().to_string() })
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err("lock", path, e)),
+    }
+}
+
 fn ends_without_newline(file: &mut File) -> std::io::Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
     let len = file.metadata()?.len();
@@ -310,9 +337,18 @@ pub fn open_run(
     restart: bool,
 ) -> Result<(Journal, Recovered), JournalError> {
     let recovered = if restart { Recovered::default() } else { Journal::recover(path)? };
-    match &recovered.header {
+    if let Some(old) = &recovered.header
+        && (old.base_url != header.base_url || old.account != header.account)
+    {
+        // Resuming another service's run would mark rows as sent that this service never saw.
+        return Err(JournalError::OtherService {
+            path: path.display().to_string(),
+            base_url: old.base_url.clone(),
+        });
+    }
+    let journal = match &recovered.header {
         Some(old) if old.fingerprint == header.fingerprint && old.mapping == header.mapping => {
-            Ok((Journal::append(path)?, recovered))
+            Journal::append(path)?
         }
         Some(old) if on_change == OnChange::Refuse && !recovered.finished => {
             let what = if old.fingerprint != header.fingerprint {
@@ -320,10 +356,14 @@ pub fn open_run(
             } else {
                 "the mapping"
             };
-            Err(JournalError::Changed { what, path: path.display().to_string() })
+            return Err(JournalError::Changed { what, path: path.display().to_string() });
         }
-        _ => Ok((Journal::create(path, &header)?, Recovered::default())),
-    }
+        _ => {
+            let journal = Journal::create(path, &header)?;
+            return Ok((journal, Recovered::default()));
+        }
+    };
+    Ok((journal, recovered))
 }
 
 /// blake3 of a file's bytes, streamed.
@@ -410,5 +450,24 @@ mod tests {
         std::fs::write(&path, "hello\n").unwrap();
         assert!(matches!(Journal::recover(&path), Err(JournalError::NotAJournal { .. })));
         assert!(Journal::recover(&dir.path().join("missing")).unwrap().header.is_none());
+    }
+
+    #[test]
+    fn another_service_or_a_second_run_cannot_take_over_a_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let (journal, _) = open_run(&path, header(), OnChange::Refuse, false).unwrap();
+        assert!(matches!(
+            open_run(&path, header(), OnChange::Refuse, false),
+            Err(JournalError::Busy { .. })
+        ));
+        drop(journal);
+        let elsewhere = RunHeader { base_url: "https://calls.example.com/api/".into(), ..header() };
+        let err = open_run(&path, elsewhere.clone(), OnChange::Refuse, false).err().unwrap();
+        assert!(matches!(err, JournalError::OtherService { .. }), "{err}");
+        assert!(
+            open_run(&path, elsewhere, OnChange::Refuse, true).is_ok(),
+            "--restart starts over"
+        );
     }
 }

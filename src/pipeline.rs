@@ -26,9 +26,9 @@ use crate::source::{Record, SheetSelector, Source, SourceError, SourceOptions};
 use crate::validate::{CampaignBook, Campaigns, Checked, Deduper, RowChecker};
 
 /// Rows per batch: large enough to amortize channel hops, small enough to keep memory flat.
-const BATCH_ROWS: usize = 1024;
+const BATCH_ROWS: usize = 512;
 /// Batches in flight between stages.
-const BATCHES_IN_FLIGHT: usize = 8;
+const BATCHES_IN_FLIGHT: usize = 4;
 
 /// What to import and how.
 #[derive(Debug, Clone, Default)]
@@ -177,8 +177,8 @@ pub async fn import(
                 progress.clone(),
             );
             let _watch = progress::watch(progress.clone(), opts.display, None);
-            let (reports, summary) = collector.run(rows_rx, stop.clone()).await?;
-            (reports, Some(summary))
+            let (reports, summary, journal) = collector.run(rows_rx, stop.clone()).await?;
+            (reports, Some((summary, journal)))
         }
         None => (write_all(rows_rx, reports).await?, None),
     };
@@ -188,6 +188,17 @@ pub async fn import(
     // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
     let outcome = reports.finish(&run)?;
     stream_result?;
+    let push = match push {
+        Some((summary, mut journal)) => {
+            // Only a run that read every row and settled every one is finished: anything else
+            // must stay resumable (and guarded against a changed file).
+            if !summary.interrupted && summary.unsettled == 0 {
+                journal.finish(now())?;
+            }
+            Some(summary)
+        }
+        None => None,
+    };
     if outcome.summary.rows == 0 && !stop.load(Ordering::Relaxed) {
         return Err(PipelineError::NoRows { location: opts.location.clone() });
     }

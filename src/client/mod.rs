@@ -26,6 +26,8 @@ pub use model::{
 const USER_AGENT: &str = concat!("leadsync/", env!("CARGO_PKG_VERSION"));
 /// How many bytes of an unexpected body an error quotes.
 const SNIPPET_BYTES: usize = 200;
+/// The longest wait a 429 may impose; a larger `Retry-After` is taken as this.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
 /// Retries of a failed read before giving up.
 const READ_RETRIES: u32 = 5;
 /// The service's page size bounds for the assistant list.
@@ -121,8 +123,12 @@ impl Client {
     /// is returned when the service sends one.
     pub async fn create_lead(&self, lead: &NewLead) -> Result<Created<Lead>, ClientError> {
         let body = serde_json::to_value(lead).expect("a NewLead always serializes");
-        let answer = self.send(Method::POST, "user/lead", &[], Some(&body)).await?;
-        Ok(serde_json::from_value(answer).unwrap_or_default())
+        match self.send(Method::POST, "user/lead", &[], Some(&body)).await {
+            Ok(answer) => Ok(serde_json::from_value(answer).unwrap_or_default()),
+            // A 2xx is a created lead even when its body is not the JSON we expect.
+            Err(ClientError::BadBody { status: 200..=299, .. }) => Ok(Created::default()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Operation 4: every lead of the user. Accepts a bare array, `{"leads": [...]}` and a page
@@ -384,21 +390,23 @@ fn retry_after(headers: &HeaderMap, body: &Value) -> Option<Duration> {
         headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
     from_header.or_else(|| {
         let field = body.get("retry_after")?;
-        field
-            .as_f64()
-            .or_else(|| field.as_str()?.trim().parse().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64)
+        field.as_f64().or_else(|| field.as_str()?.trim().parse().ok()).and_then(wait_of)
     })
+}
+
+/// A wait in seconds as a duration, capped at [`MAX_RETRY_AFTER`]; nonsense is no wait.
+fn wait_of(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && seconds >= 0.0)
+        .then(|| Duration::from_secs_f64(seconds.min(MAX_RETRY_AFTER.as_secs_f64())))
 }
 
 fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return wait_of(seconds);
     }
     let when = httpdate::parse_http_date(value).ok()?;
-    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default())
+    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default().min(MAX_RETRY_AFTER))
 }
 
 fn snippet(bytes: &[u8]) -> String {
@@ -432,6 +440,13 @@ mod tests {
         let body = serde_json::json!({"retry_after": 2});
         assert_eq!(retry_after(&HeaderMap::new(), &body), Some(Duration::from_secs(2)));
         assert_eq!(retry_after(&HeaderMap::new(), &Value::Null), None);
+        // Absurd waits are capped instead of stalling (or overflowing) the run.
+        assert_eq!(parse_retry_after("1e20"), Some(MAX_RETRY_AFTER));
+        assert_eq!(
+            retry_after(&HeaderMap::new(), &serde_json::json!({"retry_after": 1e300})),
+            Some(MAX_RETRY_AFTER)
+        );
+        assert_eq!(parse_retry_after("-1"), None);
     }
 
     #[test]

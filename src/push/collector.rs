@@ -22,7 +22,9 @@ use crate::report::{Issue, IssueCode, ReportError, Reports, RowReport, RowStatus
 /// Rows journaled per fsync before they are handed to the workers.
 const DISPATCH_BATCH: usize = 64;
 /// Reconciliation rounds before rows still in doubt are left to the next run.
-const RECONCILE_ROUNDS: usize = 3;
+const RECONCILE_ROUNDS: usize = 8;
+/// Wait before each reconciliation round.
+const RECONCILE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Everything the collector needs to know before the first row arrives.
 pub struct SendPlan {
@@ -46,6 +48,8 @@ pub struct PushSummary {
     pub reconciled: u64,
     pub sent: u64,
     pub rate_limited: u64,
+    /// Rows still in doubt after the last reconciliation round (the next run settles them).
+    pub unsettled: u64,
     /// Seconds from the first request sent to the last answer received.
     pub sending_secs: f64,
     /// Ctrl-C stopped the run before every row was read and sent.
@@ -117,7 +121,7 @@ impl Collector {
         mut self,
         mut rows: mpsc::Receiver<Vec<RowReport>>,
         stop: Arc<AtomicBool>,
-    ) -> Result<(Reports, PushSummary), CollectError> {
+    ) -> Result<(Reports, PushSummary, Journal), CollectError> {
         // The sender lives outside `self`: a permit borrowed from it must not lock `self`.
         let mut jobs = self.jobs.take();
         let mut reading = true;
@@ -126,6 +130,10 @@ impl Collector {
             if stop.load(Ordering::Relaxed) && reading {
                 reading = false;
                 self.summary.interrupted = true;
+                // Rows read but not yet journaled are simply not sent: the next run sends them.
+                for (row, _) in std::mem::take(&mut ready) {
+                    self.not_sent(row)?;
+                }
                 self.abandon_pending()?;
             }
             if !ready.is_empty() {
@@ -152,7 +160,9 @@ impl Collector {
         }
         if !self.summary.interrupted {
             self.resolve_in_doubt(&jobs, &stop).await?;
+            self.summary.interrupted = stop.load(Ordering::Relaxed);
         }
+        self.summary.unsettled = self.in_doubt.len() as u64;
         self.park_in_doubt()?;
         self.summary.rate_limited = self.pool.throttle.rate_limited.load(Ordering::Relaxed) as u64;
         if let (Some(first), Some(last)) = (self.first_sent, self.last_answer) {
@@ -160,11 +170,8 @@ impl Collector {
         }
         jobs.take();
         self.pool.join().await;
-        if !self.summary.interrupted {
-            self.plan.journal.finish(crate::pipeline::now())?;
-        }
         self.plan.journal.sync()?;
-        Ok((self.reports, self.summary))
+        Ok((self.reports, self.summary, self.plan.journal))
     }
 
     /// Decides what to do with one judged row: report it, settle it from the journal or the
@@ -302,6 +309,9 @@ impl Collector {
             if self.in_doubt.is_empty() || stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
+            // A request that just timed out may still be finishing on the service: give it a
+            // moment before deciding it never arrived.
+            tokio::time::sleep(RECONCILE_GRACE).await;
             let leads = self.client.list_leads().await.map_err(CollectError::LeadList)?;
             let index = LeadIndex::new(&leads);
             let mut resend = Vec::new();
@@ -353,6 +363,17 @@ impl Collector {
             self.report(row)?;
         }
         Ok(())
+    }
+
+    /// A row read but never journaled or sent, because the run was stopped.
+    fn not_sent(&mut self, mut row: RowReport) -> Result<(), CollectError> {
+        apply_final(
+            &mut row,
+            Final::Failed,
+            None,
+            Some("not sent: the run was interrupted; run the same command again"),
+        );
+        self.report(row)
     }
 
     /// Ctrl-C: rows journaled but not yet handed out are not sent; record that cleanly so the

@@ -190,6 +190,11 @@ fn classify(error: &ClientError) -> Verdict {
         e if e.maybe_applied() => {
             Verdict::Final(Sent::Failed { message: e.to_string(), maybe_applied: true })
         }
+        // A 500/502/504 may come after the service saved the lead (or while it still is):
+        // only a 503 reliably means "not done". Retrying blindly could double the lead.
+        ClientError::Server { status, .. } if *status != 503 => {
+            Verdict::Final(Sent::Failed { message: error.to_string(), maybe_applied: true })
+        }
         e if e.is_duplicate() => Verdict::Final(Sent::Duplicate { message: e.to_string() }),
         ClientError::RateLimited { retry_after, .. } => Verdict::Wait(*retry_after),
         e if e.is_retryable() => Verdict::Retry,

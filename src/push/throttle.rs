@@ -60,12 +60,19 @@ impl Throttle {
                 tokio::time::sleep_until(until).await;
                 continue;
             }
-            if let Some(limiter) = limiter {
+            if let Some(limiter) = &limiter {
                 limiter.until_ready().await;
             }
+            let state = self.state.lock().expect("throttle lock");
+            // A slot from a limiter replaced while we waited does not count: honouring both
+            // the old and the new one could briefly double the rate.
+            let same_limiter = match (&limiter, &state.limiter) {
+                (Some(old), Some(new)) => Arc::ptr_eq(old, new),
+                (None, None) => true,
+                _ => false,
+            };
             // A 429 that arrived while we waited for a slot pauses this request too.
-            let paused = self.state.lock().expect("throttle lock").paused_until;
-            if paused.is_none_or(|u| u <= Instant::now()) {
+            if same_limiter && state.paused_until.is_none_or(|u| u <= Instant::now()) {
                 return;
             }
         }

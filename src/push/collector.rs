@@ -198,6 +198,8 @@ impl Collector {
                 match self.plan.index.reconcile(
                     campaign_id,
                     &phone,
+                    &row.variables,
+                    self.plan.allow_duplicates,
                     self.plan.baseline,
                     &mut self.claimed,
                 ) {
@@ -319,7 +321,14 @@ impl Collector {
                 row.errors.retain(|e| e.code != IssueCode::RequestFailed);
                 let (phone, campaign_id) =
                     (row.phone.clone().unwrap_or_default(), row.campaign_id.unwrap_or_default());
-                match index.reconcile(campaign_id, &phone, self.plan.baseline, &mut self.claimed) {
+                match index.reconcile(
+                    campaign_id,
+                    &phone,
+                    &row.variables,
+                    self.plan.allow_duplicates,
+                    self.plan.baseline,
+                    &mut self.claimed,
+                ) {
                     Found::Ours(id) => self.settle_found(row, Final::Created, id)?,
                     Found::Before(id) if !self.plan.allow_duplicates => {
                         self.settle_found(row, Final::Skipped, id)?

@@ -8,12 +8,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::client::Lead;
+use std::hash::{Hash, Hasher};
+
+use crate::client::{Lead, Variables};
 
 #[derive(Debug, Clone, Default)]
 pub struct LeadIndex {
     /// (campaign, E.164 digits) → lead ids, ascending.
-    by_key: HashMap<(u64, u64), Vec<u64>>,
+    by_key: HashMap<(u64, u64), Vec<(u64, u64)>>,
     max_id: u64,
 }
 
@@ -39,7 +41,8 @@ impl LeadIndex {
         for lead in leads {
             index.max_id = index.max_id.max(lead.id);
             if let Some(key) = phone_key(&lead.phone_number) {
-                index.by_key.entry((lead.campaign_id, key)).or_default().push(lead.id);
+                let entry = (lead.id, variables_hash(&lead.variables));
+                index.by_key.entry((lead.campaign_id, key)).or_default().push(entry);
             }
         }
         index.by_key.values_mut().for_each(|ids| ids.sort_unstable());
@@ -54,54 +57,108 @@ impl LeadIndex {
     /// A lead with this campaign and number that existed at or before `baseline`.
     pub fn existing(&self, campaign_id: u64, e164: &str, baseline: u64) -> Option<u64> {
         let key = (campaign_id, phone_key(e164)?);
-        self.by_key.get(&key)?.iter().copied().find(|id| *id <= baseline)
+        self.by_key.get(&key)?.iter().map(|(id, _)| *id).find(|id| *id <= baseline)
     }
 
-    /// Decides a row in doubt, claiming the lead it finds so no other row can.
+    /// Decides a row in doubt, claiming the lead it finds so no other row can. With
+    /// `same_data` (duplicates allowed, so several rows may share a number) only a lead with
+    /// the row's variables counts, so each row keeps its own data; otherwise one with the row's
+    /// variables is preferred.
     pub fn reconcile(
         &self,
         campaign_id: u64,
         e164: &str,
+        variables: &Variables,
+        same_data: bool,
         baseline: u64,
         claimed: &mut HashSet<u64>,
     ) -> Found {
-        let Some(ids) = phone_key(e164).and_then(|k| self.by_key.get(&(campaign_id, k))) else {
+        let Some(leads) = phone_key(e164).and_then(|k| self.by_key.get(&(campaign_id, k))) else {
             return Found::Missing;
         };
-        if let Some(&id) = ids.iter().find(|id| **id > baseline && !claimed.contains(id)) {
+        let wanted = variables_hash(variables);
+        let ours = |same_data: bool| {
+            leads.iter().find(|(id, hash)| {
+                *id > baseline && !claimed.contains(id) && (!same_data || *hash == wanted)
+            })
+        };
+        let found = if same_data { ours(true) } else { ours(true).or_else(|| ours(false)) };
+        if let Some(&(id, _)) = found {
             claimed.insert(id);
             return Found::Ours(id);
         }
-        match ids.iter().find(|id| **id <= baseline) {
-            Some(&id) => Found::Before(id),
+        match leads.iter().find(|(id, _)| *id <= baseline) {
+            Some(&(id, _)) => Found::Before(id),
             None => Found::Missing,
         }
     }
+}
+
+/// A fingerprint of a lead's variables that ignores their order.
+fn variables_hash(variables: &Variables) -> u64 {
+    let mut pairs: Vec<(&String, &String)> = variables.iter().collect();
+    pairs.sort_unstable();
+    let mut hasher = std::hash::DefaultHasher::new();
+    pairs.hash(&mut hasher);
+    hasher.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lead(id: u64, campaign_id: u64, phone: &str) -> Lead {
-        Lead { id, campaign_id, phone_number: phone.into(), ..Lead::default() }
+    fn lead(id: u64, campaign_id: u64, phone: &str, name: &str) -> Lead {
+        let variables = [("customer_name".to_string(), name.to_string())].into_iter().collect();
+        Lead { id, campaign_id, phone_number: phone.into(), variables, ..Lead::default() }
+    }
+
+    fn vars(name: &str) -> Variables {
+        [("customer_name".to_string(), name.to_string())].into_iter().collect()
     }
 
     #[test]
     fn rows_in_doubt_claim_new_leads_once() {
         let index = LeadIndex::new(&[
-            lead(3, 10, "+4911"),
-            lead(8, 10, "+4911"),
-            lead(9, 10, "+4911"),
-            lead(5, 11, "+4922"),
+            lead(3, 10, "+4911", "a"),
+            lead(8, 10, "+4911", "b"),
+            lead(9, 10, "+4911", "c"),
+            lead(5, 11, "+4922", "d"),
         ]);
         assert_eq!(index.max_id(), 9);
         let mut claimed = HashSet::from([8]);
-        assert_eq!(index.reconcile(10, "+4911", 5, &mut claimed), Found::Ours(9));
-        assert_eq!(index.reconcile(10, "+4911", 5, &mut claimed), Found::Before(3));
-        assert_eq!(index.reconcile(11, "+4922", 5, &mut claimed), Found::Before(5));
-        assert_eq!(index.reconcile(12, "+4922", 5, &mut claimed), Found::Missing);
+        assert_eq!(
+            index.reconcile(10, "+4911", &vars("x"), false, 5, &mut claimed),
+            Found::Ours(9)
+        );
+        assert_eq!(
+            index.reconcile(10, "+4911", &vars("x"), false, 5, &mut claimed),
+            Found::Before(3)
+        );
+        assert_eq!(
+            index.reconcile(11, "+4922", &vars("d"), false, 5, &mut claimed),
+            Found::Before(5)
+        );
+        assert_eq!(
+            index.reconcile(12, "+4922", &vars("d"), false, 5, &mut claimed),
+            Found::Missing
+        );
         assert_eq!(index.existing(10, "+4911", 5), Some(3));
         assert_eq!(index.existing(11, "+4922", 4), None);
+    }
+
+    #[test]
+    fn rows_of_the_same_number_keep_their_own_lead() {
+        // Two rows with one number; only the second row's request reached the service.
+        let index = LeadIndex::new(&[lead(7, 10, "+4911", "second")]);
+        let mut claimed = HashSet::new();
+        let first = index.reconcile(10, "+4911", &vars("first"), true, 0, &mut claimed);
+        assert_eq!(first, Found::Missing, "the first row is sent again");
+        let second = index.reconcile(10, "+4911", &vars("second"), true, 0, &mut claimed);
+        assert_eq!(second, Found::Ours(7));
+        // Without duplicates a number has one row, and its lead counts even if the service
+        // changed the variables.
+        let mut claimed = HashSet::new();
+        let only = index.reconcile(10, "+4911", &vars("first"), false, 0, &mut claimed);
+        assert_eq!(only, Found::Ours(7));
     }
 }

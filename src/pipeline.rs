@@ -176,7 +176,8 @@ pub async fn import(
                 reports,
                 progress.clone(),
             );
-            let _watch = progress::watch(progress.clone(), opts.display, None);
+            let throttle = Some(collector.throttle());
+            let _watch = progress::watch(progress.clone(), opts.display, throttle);
             let (reports, summary, journal) = collector.run(rows_rx, stop.clone()).await?;
             (reports, Some((summary, journal)))
         }

@@ -116,6 +116,11 @@ impl Collector {
         }
     }
 
+    /// The pace the workers share, for the progress display.
+    pub fn throttle(&self) -> Arc<super::Throttle> {
+        self.pool.throttle.clone()
+    }
+
     /// Runs until every row is settled (or `stop` is raised), then returns the reports to finish.
     pub async fn run(
         mut self,
@@ -195,19 +200,10 @@ impl Collector {
                 return self.report(row);
             }
             Some(RowState::InDoubt { .. }) => {
-                match self.plan.index.reconcile(
-                    campaign_id,
-                    &phone,
-                    &row.variables,
-                    self.plan.allow_duplicates,
-                    self.plan.baseline,
-                    &mut self.claimed,
-                ) {
-                    Found::Ours(id) => return self.settle_found(row, Final::Created, id),
-                    Found::Before(id) if !self.plan.allow_duplicates => {
-                        return self.settle_found(row, Final::Skipped, id);
-                    }
-                    Found::Before(_) | Found::Missing => {}
+                if let Some((status, id)) =
+                    listed_outcome(&self.plan.index, &row, &self.plan, &mut self.claimed)
+                {
+                    return self.settle_found(row, status, id);
                 }
             }
             Some(RowState::Retry) | None => {
@@ -219,8 +215,7 @@ impl Collector {
                 }
             }
         }
-        let job =
-            Job { row: row.row, lead: new_lead(&row, campaign_id, self.plan.allow_duplicates) };
+        let job = job_for(&row, self.plan.allow_duplicates);
         ready.push((row, job));
         Ok(())
     }
@@ -319,25 +314,10 @@ impl Collector {
             let mut resend = Vec::new();
             for mut row in std::mem::take(&mut self.in_doubt) {
                 row.errors.retain(|e| e.code != IssueCode::RequestFailed);
-                let (phone, campaign_id) =
-                    (row.phone.clone().unwrap_or_default(), row.campaign_id.unwrap_or_default());
-                match index.reconcile(
-                    campaign_id,
-                    &phone,
-                    &row.variables,
-                    self.plan.allow_duplicates,
-                    self.plan.baseline,
-                    &mut self.claimed,
-                ) {
-                    Found::Ours(id) => self.settle_found(row, Final::Created, id)?,
-                    Found::Before(id) if !self.plan.allow_duplicates => {
-                        self.settle_found(row, Final::Skipped, id)?
-                    }
-                    Found::Before(_) | Found::Missing => {
-                        let job = Job {
-                            row: row.row,
-                            lead: new_lead(&row, campaign_id, self.plan.allow_duplicates),
-                        };
+                match listed_outcome(&index, &row, &self.plan, &mut self.claimed) {
+                    Some((status, id)) => self.settle_found(row, status, id)?,
+                    None => {
+                        let job = job_for(&row, self.plan.allow_duplicates);
                         resend.push((row, job));
                     }
                 }
@@ -460,11 +440,41 @@ fn apply_final(row: &mut RowReport, status: Final, lead_id: Option<u64>, message
     }
 }
 
+/// What the lead list says about a row in doubt: created by this run or there before (unless
+/// duplicates are allowed, when an older lead is no reason not to send), with the lead's id;
+/// `None` when the row must be sent.
+fn listed_outcome(
+    index: &LeadIndex,
+    row: &RowReport,
+    plan: &SendPlan,
+    claimed: &mut HashSet<u64>,
+) -> Option<(Final, u64)> {
+    let (phone, campaign_id) = (row.phone.as_deref()?, row.campaign_id?);
+    let found = index.reconcile(
+        campaign_id,
+        phone,
+        &row.variables,
+        plan.allow_duplicates,
+        plan.baseline,
+        claimed,
+    );
+    match found {
+        Found::Ours(id) => Some((Final::Created, id)),
+        Found::Before(id) if !plan.allow_duplicates => Some((Final::Skipped, id)),
+        Found::Before(_) | Found::Missing => None,
+    }
+}
+
+/// The job that sends a valid row.
+fn job_for(row: &RowReport, allow_duplicates: bool) -> Job {
+    Job { row: row.row, lead: new_lead(row, allow_duplicates) }
+}
+
 /// The create-lead request for a valid row.
-fn new_lead(row: &RowReport, campaign_id: u64, allow_duplicates: bool) -> NewLead {
+fn new_lead(row: &RowReport, allow_duplicates: bool) -> NewLead {
     NewLead {
         phone_number: row.phone.clone().unwrap_or_default(),
-        campaign_id,
+        campaign_id: row.campaign_id.unwrap_or_default(),
         variables: row.variables.clone(),
         allow_dupplicate: allow_duplicates,
         secondary_contacts: row

@@ -99,8 +99,8 @@ pub enum PipelineError {
     Campaigns(#[source] ClientError),
     #[error("the campaign for every row, {0}")]
     FixedCampaign(String),
-    #[error("{context}: {source}")]
-    Thread { context: &'static str, source: std::io::Error },
+    #[error("cannot read `{location}` to fingerprint it for the journal: {source}")]
+    Fingerprint { location: String, source: std::io::Error },
     #[error(
         "`{location}` has a header row but no data rows: check that you exported the right sheet"
     )]
@@ -231,9 +231,8 @@ async fn prepare_send(
     let leads = client.list_leads().await.map_err(PipelineError::Leads)?;
     let index = LeadIndex::new(&leads);
     drop(leads);
-    let fingerprint = journal::fingerprint_file(&opts.path).map_err(|source| {
-        PipelineError::Thread { context: "reading the source to fingerprint it", source }
-    })?;
+    let fingerprint = journal::fingerprint_file(&opts.path)
+        .map_err(|source| PipelineError::Fingerprint { location: opts.location.clone(), source })?;
     let header = RunHeader {
         event: "run".into(),
         version: 1,

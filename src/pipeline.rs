@@ -282,7 +282,7 @@ async fn prepare_send(
 }
 
 /// A path made absolute, so `leads.csv` and `./leads.csv` share a journal; URLs as they are.
-fn absolute_location(location: &str) -> String {
+pub fn absolute_location(location: &str) -> String {
     if is_url(location) {
         return location.to_string();
     }

@@ -57,10 +57,7 @@ fn run_key(args: &SyncArgs, config: &Config) -> anyhow::Result<String> {
         Target::Sandbox => ("sandbox".to_string(), String::new()),
         Target::Service(c) => (c.base_url.to_string(), c.token.fingerprint()),
     };
-    let source = match std::path::absolute(&args.source.source) {
-        Ok(p) if !crate::pipeline::is_url(&args.source.source) => p.display().to_string(),
-        _ => args.source.source.clone(),
-    };
+    let source = crate::pipeline::absolute_location(&args.source.source);
     let mapping =
         args.source.mapping.as_ref().map(|m| std::path::absolute(m).unwrap_or_else(|_| m.clone()));
     let text = format!("{source}\n{mapping:?}\n{service}\n{account}");

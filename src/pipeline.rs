@@ -15,8 +15,9 @@ use std::thread;
 
 use tokio::sync::mpsc;
 
+use crate::client::account::AccountError;
 use crate::client::{Client, ClientError};
-use crate::journal::{self, JournalError, OnChange, RunHeader};
+use crate::journal::{self, JournalError, OnChange, Reading, RunHeader, RunLock};
 use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
 use crate::phone::{PhoneError, PhoneParser};
 use crate::progress::{self, Display, Progress};
@@ -65,9 +66,14 @@ pub struct PushOptions {
     pub skip_existing: bool,
     /// Ignore any earlier journal and start a new run.
     pub restart: bool,
-    /// The journal file; default: one per source and account under `state_dir`.
+    /// The journal file; default: one per source, sheet, service and account under
+    /// `state_dir/<journal_folder>`.
     pub journal: Option<PathBuf>,
     pub state_dir: PathBuf,
+    /// The folder of default journals under `state_dir` (`journals` for import, `sync`).
+    pub journal_folder: &'static str,
+    /// More that tells runs apart in the default journal's name (sync: the mapping file).
+    pub run_key: String,
     /// What a changed source or mapping does to an unfinished run.
     pub on_change: OnChange,
 }
@@ -108,6 +114,8 @@ pub enum PipelineError {
     #[error("fetching the lead list")]
     Leads(#[source] ClientError),
     #[error(transparent)]
+    Account(#[from] AccountError),
+    #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
     Collect(#[from] CollectError),
@@ -137,7 +145,7 @@ pub async fn import(
     check_fixed_campaign(&plan, &campaigns)?;
     let send = match (&opts.push, client) {
         (Some(push), Some(client)) if !opts.dry_run => {
-            Some(prepare_send(opts, push, client, &plan).await?)
+            Some(prepare_send(opts, push, client, &plan, &source).await?)
         }
         _ => None,
     };
@@ -193,7 +201,7 @@ pub async fn import(
         Some((summary, mut journal)) => {
             // Only a run that read every row and settled every one is finished: anything else
             // must stay resumable (and guarded against a changed file).
-            if !summary.interrupted && summary.unsettled == 0 {
+            if summary.is_complete() {
                 journal.finish(now())?;
             }
             Some(summary)
@@ -219,45 +227,29 @@ async fn write_all(
     Ok(reports)
 }
 
-/// Before the first row is sent: the service's leads (for `--skip-existing`, the baseline and
-/// reconciliation) and the journal, resumed or new.
+/// Before the first row is sent: the run's lock, then the service's leads (for
+/// `--skip-existing`, the baseline and reconciliation) and the journal, resumed or new.
 async fn prepare_send(
     opts: &ImportOptions,
     push: &PushOptions,
     client: &Client,
     plan: &Plan,
+    source: &Source,
 ) -> Result<SendPlan, PipelineError> {
     let preparing = std::time::Instant::now();
+    let service = client.service_name();
+    let account = client.account_id(&push.state_dir).await?;
+    let path = journal_path(opts, push, source, &service, &account);
+    // Locked before the journal and the lead list are read: a run that starts while another
+    // finishes must not work from the view the other had.
+    let lock = RunLock::acquire(&path)?;
+    let listed_at = crate::push::now_ms();
     let leads = client.list_leads().await.map_err(PipelineError::Leads)?;
     let index = LeadIndex::new(&leads);
     drop(leads);
-    let fingerprint = journal::fingerprint_file(&opts.path)
-        .map_err(|source| PipelineError::Fingerprint { location: opts.location.clone(), source })?;
-    let header = RunHeader {
-        event: "run".into(),
-        version: 1,
-        source: opts.location.clone(),
-        fingerprint,
-        mapping: blake3::hash(format!("{plan:?}|{}", opts.allow_duplicates).as_bytes())
-            .to_hex()
-            .to_string(),
-        base_url: client.base_url().to_string(),
-        account: client.account_tag(),
-        baseline_lead_id: index.max_id(),
-        allow_duplicates: opts.allow_duplicates,
-        started_at: now(),
-    };
-    let path = match &push.journal {
-        Some(path) => path.clone(),
-        None => journal::default_path(
-            &push.state_dir,
-            &absolute_location(&opts.location),
-            &header.base_url,
-            &header.account,
-        ),
-    };
+    let header = run_header(opts, plan, source, service, account, index.max_id(), client)?;
     let reading = std::time::Instant::now();
-    let (journal, recovered) = journal::open_run(&path, header, push.on_change, push.restart)?;
+    let (journal, recovered) = journal::open_run(lock, header, push.on_change, push.restart)?;
     tracing::info!(
         journal = %path.display(),
         settled = recovered.done(),
@@ -265,19 +257,82 @@ async fn prepare_send(
         elapsed_ms = reading.elapsed().as_millis() as u64,
         "journal opened"
     );
-    let baseline = recovered.header.as_ref().map_or(index.max_id(), |h| h.baseline_lead_id);
+    let earlier = recovered.header.as_ref();
+    let baseline = earlier.map_or(index.max_id(), |h| h.baseline_lead_id);
+    let earlier_timeout = earlier.map_or(client.timeout(), |h| {
+        client.timeout().max(std::time::Duration::from_millis(h.timeout_ms))
+    });
     tracing::info!(
         elapsed_ms = preparing.elapsed().as_millis() as u64,
-        "ready to send (lead list, fingerprint, journal)"
+        "ready to send (lock, lead list, fingerprint, journal)"
     );
     Ok(SendPlan {
         journal,
         recovered,
-        index,
+        index: Arc::new(index),
+        listed_at,
         baseline,
+        earlier_window: crate::push::doubt_window(earlier_timeout),
         skip_existing: push.skip_existing,
         allow_duplicates: opts.allow_duplicates,
         config: push.config.clone(),
+        source: opts.location.clone(),
+    })
+}
+
+/// The journal of this run: the one named, or one per source, sheet, service and account.
+fn journal_path(
+    opts: &ImportOptions,
+    push: &PushOptions,
+    source: &Source,
+    service: &str,
+    account: &str,
+) -> PathBuf {
+    if let Some(path) = &push.journal {
+        return path.clone();
+    }
+    journal::default_path(
+        &push.state_dir.join(push.journal_folder),
+        &absolute_location(&opts.location),
+        source.sheet.as_deref(),
+        &[service, account, &push.run_key],
+    )
+}
+
+/// Everything that decides which rows are read and what each sends, and where they go.
+fn run_header(
+    opts: &ImportOptions,
+    plan: &Plan,
+    source: &Source,
+    service: String,
+    account: String,
+    baseline_lead_id: u64,
+    client: &Client,
+) -> Result<RunHeader, PipelineError> {
+    let fingerprint = journal::fingerprint_file(&opts.path)
+        .map_err(|source| PipelineError::Fingerprint { location: opts.location.clone(), source })?;
+    let reading = Reading {
+        sheet: source.sheet.clone(),
+        sheet_position: source.sheet_position,
+        header_row: source.header_row,
+        delimiter: source.delimiter.map(|d| char::from(d).to_string()),
+        encoding: source.encoding.map(str::to_string),
+    };
+    Ok(RunHeader {
+        event: "run".into(),
+        version: journal::FORMAT_VERSION,
+        source: opts.location.clone(),
+        fingerprint,
+        reading,
+        mapping: blake3::hash(format!("{plan:?}|{}", opts.allow_duplicates).as_bytes())
+            .to_hex()
+            .to_string(),
+        service,
+        account,
+        baseline_lead_id,
+        allow_duplicates: opts.allow_duplicates,
+        timeout_ms: u64::try_from(client.timeout().as_millis()).unwrap_or(u64::MAX),
+        started_at: now(),
     })
 }
 

@@ -1,6 +1,12 @@
 //! A connection to the service for the length of one command, including the embedded sandbox
 //! that `--sandbox` starts and stops around it.
+//!
+//! The embedded sandbox keeps its data in the state folder (`sandbox.sqlite`), so what one
+//! `--sandbox` command sent is there for the next (`leads list`, a resumed import, the next
+//! `sync`), as it would be on the real service; its journals name it `sandbox` whatever port it
+//! got.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -14,23 +20,37 @@ pub struct Session {
     sandbox: Option<Sandbox>,
 }
 
+/// The embedded sandbox's database, in the state folder.
+const SANDBOX_DB: &str = "sandbox.sqlite";
+
 impl Session {
+    /// Opens the service, with the embedded sandbox (if any) kept in the default state folder.
     pub async fn open(config: &Config) -> anyhow::Result<Session> {
+        Session::open_in(config, &state_dir(None)?).await
+    }
+
+    /// Opens the service, with the embedded sandbox (if any) kept in `state_dir`.
+    pub async fn open_in(config: &Config, state_dir: &Path) -> anyhow::Result<Session> {
         match config.target()? {
             Target::Service(service) => {
                 Ok(Session { client: Client::new(service.clone())?, sandbox: None })
             }
-            Target::Sandbox => Session::embedded(config.timeout).await,
+            Target::Sandbox => Session::embedded(config.timeout, state_dir).await,
         }
     }
 
-    async fn embedded(timeout: Duration) -> anyhow::Result<Session> {
-        let sandbox = Sandbox::start(SandboxConfig::default(), ([127, 0, 0, 1], 0).into())
+    async fn embedded(timeout: Duration, state_dir: &Path) -> anyhow::Result<Session> {
+        std::fs::create_dir_all(state_dir)
+            .with_context(|| format!("creating the state folder `{}`", state_dir.display()))?;
+        let db = state_dir.join(SANDBOX_DB);
+        let sandbox_config = SandboxConfig { db: Some(db.clone()), ..SandboxConfig::default() };
+        let sandbox = Sandbox::start(sandbox_config, ([127, 0, 0, 1], 0).into())
             .await
-            .context("starting the embedded sandbox")?;
+            .with_context(|| format!("starting the embedded sandbox on `{}`", db.display()))?;
         let config = ClientConfig::new(&sandbox.base_url, Token::new(DEMO_TOKEN)?, timeout, false)?;
-        tracing::info!(base_url = %sandbox.base_url, "embedded sandbox started");
-        Ok(Session { client: Client::new(config)?, sandbox: Some(sandbox) })
+        tracing::info!(base_url = %sandbox.base_url, db = %db.display(), "embedded sandbox started");
+        let client = Client::new(config)?.named("sandbox");
+        Ok(Session { client, sandbox: Some(sandbox) })
     }
 
     /// Stops the embedded sandbox, if any, after the command is done with it.
@@ -39,4 +59,18 @@ impl Session {
             sandbox.shutdown().await;
         }
     }
+}
+
+/// The folder for journals, locks, the account key and the embedded sandbox: the one given
+/// (`--state-dir` or `LEADSYNC_STATE_DIR`), else the XDG state directory.
+pub fn state_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = given {
+        return Ok(dir.to_path_buf());
+    }
+    if let Some(dir) = std::env::var_os("LEADSYNC_STATE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "leadsync")
+        .context("no home directory to keep journals in: pass `--state-dir DIR`")?;
+    Ok(dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir()).to_path_buf())
 }

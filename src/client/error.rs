@@ -47,6 +47,13 @@ pub enum ClientError {
         "the service answered `{path}` ({status}) with something that is not the expected JSON: {detail}; first bytes: `{snippet}`"
     )]
     BadBody { status: u16, path: String, detail: String, snippet: String },
+
+    /// A write answered with success but without the record it should have returned: the
+    /// service probably acted on it, but which record it made cannot be told from the answer.
+    #[error(
+        "the service answered `{path}` with {status} but without a record id ({detail}): the write may have been applied"
+    )]
+    Unconfirmed { status: u16, path: String, detail: String },
 }
 
 impl ClientError {
@@ -65,7 +72,12 @@ impl ClientError {
     /// The request may have been carried out although no success was seen, so a retry of a
     /// write could double it unless the caller checks first.
     pub fn maybe_applied(&self) -> bool {
-        matches!(self, ClientError::Timeout { .. } | ClientError::Interrupted { .. })
+        matches!(
+            self,
+            ClientError::Timeout { .. }
+                | ClientError::Interrupted { .. }
+                | ClientError::Unconfirmed { .. }
+        )
     }
 
     /// How long the service asked us to wait, for a 429.

@@ -4,6 +4,7 @@
 //! typed record or a [`ClientError`] that says what to do; it does not retry (the push engine
 //! decides that, because only it knows whether a write may be repeated).
 
+pub mod account;
 pub mod config;
 pub mod error;
 pub mod lenient;
@@ -38,6 +39,8 @@ pub const PER_PAGE_RANGE: std::ops::RangeInclusive<u64> = 1..=100;
 pub struct Client {
     http: reqwest::Client,
     config: ClientConfig,
+    /// What journals call the service; the base URL unless named otherwise.
+    service_name: Option<String>,
 }
 
 impl Client {
@@ -52,16 +55,28 @@ impl Client {
                 url: config.base_url.to_string(),
                 reason: error_chain(&e),
             })?;
-        Ok(Client { http, config })
+        Ok(Client { http, config, service_name: None })
     }
 
     pub fn base_url(&self) -> &Url {
         &self.config.base_url
     }
 
-    /// A tag for the account behind the token, for journals; never the token itself.
-    pub fn account_tag(&self) -> String {
-        self.config.token.fingerprint()
+    /// Names the service for journals: the embedded sandbox is `sandbox` whatever its port, so
+    /// its runs resume across invocations.
+    pub fn named(mut self, name: &str) -> Client {
+        self.service_name = Some(name.to_string());
+        self
+    }
+
+    /// The service as journals name it.
+    pub fn service_name(&self) -> String {
+        self.service_name.clone().unwrap_or_else(|| self.config.base_url.to_string())
+    }
+
+    /// The request timeout: how long a write may take before its answer is given up on.
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
     }
 
     /// Operation 1: one page of the user's assistants (full records).
@@ -119,15 +134,29 @@ impl Client {
         list_items(self.get_raw("user/assistants/outbound", &[]).await?, "user/assistants/outbound")
     }
 
-    /// Operation 3: creates a lead and its secondary contacts. Any 2xx is a success; the record
-    /// is returned when the service sends one.
+    /// Operation 3: creates a lead and its secondary contacts. A success must carry the new
+    /// lead's id: a 2xx without one (or with a body that is not the record) is
+    /// [`ClientError::Unconfirmed`], a write in doubt, never a lead created with no id.
     pub async fn create_lead(&self, lead: &NewLead) -> Result<Created<Lead>, ClientError> {
+        const PATH: &str = "user/lead";
         let body = serde_json::to_value(lead).expect("a NewLead always serializes");
-        match self.send(Method::POST, "user/lead", &[], Some(&body)).await {
-            Ok(answer) => Ok(serde_json::from_value(answer).unwrap_or_default()),
-            // A 2xx is a created lead even when its body is not the JSON we expect.
-            Err(ClientError::BadBody { status: 200..=299, .. }) => Ok(Created::default()),
-            Err(e) => Err(e),
+        let unconfirmed = |status: u16, detail: String| ClientError::Unconfirmed {
+            status,
+            path: PATH.to_string(),
+            detail,
+        };
+        let answer = match self.send(Method::POST, PATH, &[], Some(&body)).await {
+            Ok(answer) => answer,
+            Err(ClientError::BadBody { status: status @ 200..=299, detail, .. }) => {
+                return Err(unconfirmed(status, detail));
+            }
+            Err(e) => return Err(e),
+        };
+        let created: Created<Lead> = serde_json::from_value(answer)
+            .map_err(|e| unconfirmed(200, format!("the record does not decode: {e}")))?;
+        match &created.data {
+            Some(lead) if lead.id > 0 => Ok(created),
+            _ => Err(unconfirmed(200, "no `data.id` in the answer".into())),
         }
     }
 

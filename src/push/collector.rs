@@ -2,8 +2,9 @@
 //! whether to send it (or what the journal and the lead list already say), journals attempts
 //! before they go out, gathers the workers' answers, journals and reports them.
 //!
-//! Rows whose request may have reached the service without an answer are reconciled against
-//! the lead list at the end, in rounds, before any of them is sent again.
+//! Rows whose request may have reached the service without an answer are settled at the end
+//! (`resolve.rs`), by the rule in `doubt.rs`: never sent again while the first write could
+//! still commit.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -12,30 +13,33 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
+use super::doubt::{self, Doubt, Missing};
 use super::reconcile::{Found, LeadIndex};
-use super::{Job, Pool, PushConfig, Sent, Workers};
+use super::{Job, Pool, PushConfig, Sent, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
-use crate::journal::{Entry, Final, Journal, JournalError, Recovered, RowState};
+use crate::journal::{Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
 use crate::progress::Progress;
 use crate::report::{Issue, IssueCode, ReportError, Reports, RowReport, RowStatus};
 
 /// Rows journaled per fsync before they are handed to the workers.
 const DISPATCH_BATCH: usize = 64;
-/// Reconciliation rounds before rows still in doubt are left to the next run.
-const RECONCILE_ROUNDS: usize = 8;
-/// Wait before each reconciliation round.
-const RECONCILE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Everything the collector needs to know before the first row arrives.
 pub struct SendPlan {
     pub journal: Journal,
     pub recovered: Recovered,
     /// The service's leads when the run started.
-    pub index: LeadIndex,
+    pub index: Arc<LeadIndex>,
+    /// When that list was asked for (Unix ms).
+    pub listed_at: u64,
     pub baseline: u64,
+    /// How long a write of an earlier run may still commit after this run started.
+    pub earlier_window: std::time::Duration,
     pub skip_existing: bool,
     pub allow_duplicates: bool,
     pub config: PushConfig,
+    /// The source as the user named it, for messages.
+    pub source: String,
 }
 
 /// How the sending went, beyond the row counts.
@@ -50,10 +54,20 @@ pub struct PushSummary {
     pub rate_limited: u64,
     /// Rows still in doubt after the last reconciliation round (the next run settles them).
     pub unsettled: u64,
+    /// Rows reported failed (in doubt included): the next run sends or settles them.
+    pub failed: u64,
     /// Seconds from the first request sent to the last answer received.
     pub sending_secs: f64,
     /// Ctrl-C stopped the run before every row was read and sent.
     pub interrupted: bool,
+}
+
+impl PushSummary {
+    /// Every row read has a final outcome, and every row was read: the journal may say
+    /// `finished`.
+    pub fn is_complete(&self) -> bool {
+        !self.interrupted && self.failed == 0 && self.unsettled == 0
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -66,22 +80,32 @@ pub enum CollectError {
     LeadList(#[source] crate::client::ClientError),
 }
 
+/// A row on its way to the service.
+pub(super) struct Flight {
+    pub row: RowReport,
+    pub fp: u64,
+    /// Times this row was sent again after a write in doubt.
+    pub resends: u32,
+}
+
 pub struct Collector {
-    client: Client,
-    plan: SendPlan,
+    pub(super) client: Client,
+    pub(super) plan: SendPlan,
     reports: Reports,
     jobs: Option<mpsc::Sender<Job>>,
-    results: mpsc::Receiver<(u64, Sent)>,
-    pool: Pool,
+    pub(super) results: mpsc::Receiver<(u64, Sent)>,
+    pub(super) pool: Pool,
     progress: Arc<Progress>,
     /// Journaled, waiting for a free worker.
-    pending: VecDeque<Job>,
+    pub(super) pending: VecDeque<Job>,
     /// Handed to a worker, answer not yet back.
-    in_flight: HashMap<u64, RowReport>,
+    pub(super) in_flight: HashMap<u64, Flight>,
     /// Maybe written by the service; settled at the end.
-    in_doubt: Vec<RowReport>,
-    claimed: HashSet<u64>,
-    summary: PushSummary,
+    pub(super) in_doubt: Vec<Doubt>,
+    /// In doubt and out of resends: left in doubt for the next run.
+    pub(super) given_up: Vec<Doubt>,
+    pub(super) claimed: HashSet<u64>,
+    pub(super) summary: PushSummary,
     /// When the first request went out, and the last answer came back.
     first_sent: Option<std::time::Instant>,
     last_answer: Option<std::time::Instant>,
@@ -109,6 +133,7 @@ impl Collector {
             pending: VecDeque::new(),
             in_flight: HashMap::new(),
             in_doubt: Vec::new(),
+            given_up: Vec::new(),
             claimed,
             summary,
             first_sent: None,
@@ -130,14 +155,14 @@ impl Collector {
         // The sender lives outside `self`: a permit borrowed from it must not lock `self`.
         let mut jobs = self.jobs.take();
         let mut reading = true;
-        let mut ready: Vec<(RowReport, Job)> = Vec::new();
+        let mut ready: Vec<(Flight, Job)> = Vec::new();
         loop {
             if stop.load(Ordering::Relaxed) && reading {
                 reading = false;
                 self.summary.interrupted = true;
                 // Rows read but not yet journaled are simply not sent: the next run sends them.
-                for (row, _) in std::mem::take(&mut ready) {
-                    self.not_sent(row)?;
+                for (flight, _) in std::mem::take(&mut ready) {
+                    self.not_sent(flight.row)?;
                 }
                 self.abandon_pending()?;
             }
@@ -167,7 +192,7 @@ impl Collector {
             self.resolve_in_doubt(&jobs, &stop).await?;
             self.summary.interrupted = stop.load(Ordering::Relaxed);
         }
-        self.summary.unsettled = self.in_doubt.len() as u64;
+        self.summary.unsettled = (self.in_doubt.len() + self.given_up.len()) as u64;
         self.park_in_doubt()?;
         self.summary.rate_limited = self.pool.throttle.rate_limited.load(Ordering::Relaxed) as u64;
         if let (Some(first), Some(last)) = (self.first_sent, self.last_answer) {
@@ -180,55 +205,139 @@ impl Collector {
     }
 
     /// Decides what to do with one judged row: report it, settle it from the journal or the
-    /// lead list, or queue it for sending.
+    /// lead list, hold it in doubt, or queue it for sending.
     fn admit(
         &mut self,
         mut row: RowReport,
-        ready: &mut Vec<(RowReport, Job)>,
+        ready: &mut Vec<(Flight, Job)>,
     ) -> Result<(), CollectError> {
         self.progress.row_read();
-        if row.status != RowStatus::Valid {
+        if row.status != RowStatus::Valid || row.phone.is_none() || row.campaign_id.is_none() {
             return self.report(row);
         }
-        let (Some(phone), Some(campaign_id)) = (row.phone.clone(), row.campaign_id) else {
-            return self.report(row);
-        };
+        let job = job_for(&row, self.plan.allow_duplicates);
+        let fp = content_fingerprint(&job.lead);
         match self.plan.recovered.rows.remove(&row.row) {
-            Some(RowState::Done { status, lead_id, message }) => {
+            Some(RowState::Done { status, lead_id, message, fp: settled }) => {
+                self.same_content(row.row, settled, fp)?;
                 self.summary.from_journal += 1;
                 apply_final(&mut row, status, lead_id, message.as_deref());
                 return self.report(row);
             }
-            Some(RowState::InDoubt { .. }) => {
-                if let Some((status, id)) =
-                    listed_outcome(&self.plan.index, &row, &self.plan, &mut self.claimed)
-                {
-                    return self.settle_found(row, status, id);
-                }
+            Some(RowState::InDoubt { fp: sent, commit_by }) => {
+                self.same_content(row.row, sent, fp)?;
+                // The run that sent it is gone; its writes could commit until our start + 2T.
+                let commit_by = commit_by.unwrap_or_else(|| self.earlier_deadline());
+                let index = self.plan.index.clone();
+                return match self.decide(
+                    &index,
+                    self.plan.listed_at,
+                    Doubt { row, fp, commit_by, resends: 0 },
+                )? {
+                    Some(doubt) => self.hold_in_doubt(doubt),
+                    None => Ok(()),
+                };
             }
             Some(RowState::Retry) | None => {
+                let phone = row.phone.as_deref().unwrap_or_default();
                 if self.plan.skip_existing
                     && let Some(id) =
-                        self.plan.index.existing(campaign_id, &phone, self.plan.baseline)
+                        self.plan.index.existing(job.lead.campaign_id, phone, self.plan.baseline)
                 {
-                    return self.settle_found(row, Final::Skipped, id);
+                    return self.settle_found(row, fp, Final::Skipped, id);
                 }
             }
         }
-        let job = job_for(&row, self.plan.allow_duplicates);
-        ready.push((row, job));
+        ready.push((Flight { row, fp, resends: 0 }, job));
+        Ok(())
+    }
+
+    /// A row the journal settled (or sent) must still have the content it had then.
+    fn same_content(&self, row: u64, journaled: u64, now: u64) -> Result<(), CollectError> {
+        if journaled == now {
+            return Ok(());
+        }
+        Err(JournalError::RowChanged {
+            row,
+            source_name: self.plan.source.clone(),
+            path: self.plan.journal.path().display().to_string(),
+        }
+        .into())
+    }
+
+    /// The commit deadline of a write sent by a run that died before this one took the lock.
+    fn earlier_deadline(&self) -> u64 {
+        doubt::after(self.plan.listed_at, self.plan.earlier_window)
+    }
+
+    /// Settles a row in doubt from `index` (asked for at `listed_at`, Unix ms) when it can:
+    /// found there, or safe to send again (queued). Returns the row when it must wait for its
+    /// commit deadline.
+    pub(super) fn decide(
+        &mut self,
+        index: &LeadIndex,
+        listed_at: u64,
+        mut doubt: Doubt,
+    ) -> Result<Option<Doubt>, CollectError> {
+        doubt.row.errors.retain(|e| e.code != IssueCode::RequestFailed);
+        let row = &doubt.row;
+        let (phone, campaign_id) =
+            (row.phone.as_deref().unwrap_or_default(), row.campaign_id.unwrap_or_default());
+        let found = index.reconcile(
+            campaign_id,
+            phone,
+            &row.variables,
+            self.plan.baseline,
+            &mut self.claimed,
+        );
+        match found {
+            Found::Ours(id) => self.settle_found(doubt.row, doubt.fp, Final::Created, id)?,
+            Found::Other(id) if !self.plan.allow_duplicates => {
+                self.settle_found(doubt.row, doubt.fp, Final::Skipped, id)?;
+            }
+            Found::Other(_) | Found::Missing => match doubt::missing(doubt.commit_by, listed_at) {
+                Missing::Wait => return Ok(Some(doubt)),
+                // Out of resends: it stays in doubt, for the next run.
+                Missing::Resend if doubt.resends >= self.plan.config.max_retries => {
+                    self.given_up.push(doubt);
+                }
+                Missing::Resend => {
+                    let job = job_for(&doubt.row, self.plan.allow_duplicates);
+                    let resends = doubt.resends + 1;
+                    self.dispatch(vec![(Flight { row: doubt.row, fp: doubt.fp, resends }, job)])?;
+                }
+            },
+        }
+        Ok(None)
+    }
+
+    /// Keeps a row in doubt for the end of the run, journaling its deadline, so that the next
+    /// run knows when it may send the row again should this one stop first.
+    fn hold_in_doubt(&mut self, doubt: Doubt) -> Result<(), CollectError> {
+        let entry = Entry::Outcome {
+            row: doubt.row.row,
+            status: Final::InDoubt,
+            fp: fp_text(doubt.fp),
+            lead_id: None,
+            message: None,
+            commit_by: Some(doubt.commit_by),
+            reconciled: false,
+        };
+        self.plan.journal.outcome(&entry)?;
+        self.in_doubt.push(doubt);
         Ok(())
     }
 
     /// Journals the attempts (one fsync for the batch) and queues them for the workers.
-    fn dispatch(&mut self, ready: Vec<(RowReport, Job)>) -> Result<(), CollectError> {
-        self.plan.journal.attempts(
-            ready
-                .iter()
-                .map(|(_, job)| (job.row, job.lead.phone_number.as_str(), job.lead.campaign_id)),
-        )?;
-        for (row, job) in ready {
-            self.in_flight.insert(row.row, row);
+    pub(super) fn dispatch(&mut self, ready: Vec<(Flight, Job)>) -> Result<(), CollectError> {
+        if ready.is_empty() {
+            return Ok(());
+        }
+        self.plan.journal.attempts(ready.iter().map(|(flight, job)| {
+            (job.row, job.lead.phone_number.as_str(), job.lead.campaign_id, flight.fp)
+        }))?;
+        for (flight, job) in ready {
+            self.in_flight.insert(job.row, flight);
             self.pending.push_back(job);
         }
         Ok(())
@@ -236,7 +345,7 @@ impl Collector {
 
     /// Gives the next pending job to the worker slot `permit`; without a slot (every worker
     /// gone) the job stays pending.
-    fn hand_out(&mut self, permit: Option<mpsc::Permit<'_, Job>>) {
+    pub(super) fn hand_out(&mut self, permit: Option<mpsc::Permit<'_, Job>>) {
         if let Some(permit) = permit
             && let Some(job) = self.pending.pop_front()
         {
@@ -246,33 +355,24 @@ impl Collector {
     }
 
     /// A worker's answer for `row`.
-    fn settle(&mut self, row_number: u64, sent: Sent) -> Result<(), CollectError> {
-        let Some(mut row) = self.in_flight.remove(&row_number) else { return Ok(()) };
+    pub(super) fn settle(&mut self, row_number: u64, sent: Sent) -> Result<(), CollectError> {
+        let Some(Flight { mut row, fp, resends }) = self.in_flight.remove(&row_number) else {
+            return Ok(());
+        };
         self.last_answer = Some(std::time::Instant::now());
         self.summary.sent += 1;
         self.progress.sent();
-        let (status, lead_id, message, maybe_applied) = match sent {
-            Sent::Created { lead_id } => (Final::Created, lead_id, None, false),
-            Sent::Duplicate { message } => (Final::Skipped, None, Some(message), false),
-            Sent::Rejected { message, .. } => (Final::Rejected, None, Some(message), false),
-            Sent::Failed { message, maybe_applied: true } => {
-                self.journal_outcome(row_number, Final::Failed, None, Some(&message), true, false)?;
+        let (status, lead_id, message) = match sent {
+            Sent::Created { lead_id } => (Final::Created, Some(lead_id), None),
+            Sent::Duplicate { message } => (Final::Skipped, None, Some(message)),
+            Sent::Rejected { message, .. } => (Final::Rejected, None, Some(message)),
+            Sent::Failed { message } => (Final::Failed, None, Some(message)),
+            Sent::InDoubt { message, commit_by } => {
                 row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
-                self.in_doubt.push(row);
-                return Ok(());
-            }
-            Sent::Failed { message, maybe_applied } => {
-                (Final::Failed, None, Some(message), maybe_applied)
+                return self.hold_in_doubt(Doubt { row, fp, commit_by, resends });
             }
         };
-        self.journal_outcome(
-            row_number,
-            status,
-            lead_id,
-            message.as_deref(),
-            maybe_applied,
-            false,
-        )?;
+        self.journal_outcome(row_number, fp, status, lead_id, message.as_deref())?;
         if let Some(id) = lead_id {
             self.claimed.insert(id);
         }
@@ -280,9 +380,10 @@ impl Collector {
         self.report(row)
     }
 
-    fn settle_found(
+    pub(super) fn settle_found(
         &mut self,
         mut row: RowReport,
+        fp: u64,
         status: Final,
         lead_id: u64,
     ) -> Result<(), CollectError> {
@@ -291,77 +392,23 @@ impl Collector {
             Final::Skipped => Some(format!("already on the service as lead {lead_id}")),
             _ => None,
         };
-        self.journal_outcome(row.row, status, Some(lead_id), message.as_deref(), false, true)?;
+        let entry = Entry::Outcome {
+            row: row.row,
+            status,
+            fp: fp_text(fp),
+            lead_id: Some(lead_id),
+            message: message.clone(),
+            commit_by: None,
+            reconciled: true,
+        };
+        self.plan.journal.outcome(&entry)?;
         apply_final(&mut row, status, Some(lead_id), message.as_deref());
         self.report(row)
     }
 
-    /// Rows that may have been written: look them up, settle those found, send the rest again.
-    async fn resolve_in_doubt(
-        &mut self,
-        jobs: &Option<mpsc::Sender<Job>>,
-        stop: &AtomicBool,
-    ) -> Result<(), CollectError> {
-        for _ in 0..RECONCILE_ROUNDS {
-            if self.in_doubt.is_empty() || stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            // A request that just timed out may still be finishing on the service: give it a
-            // moment before deciding it never arrived.
-            tokio::time::sleep(RECONCILE_GRACE).await;
-            let leads = self.client.list_leads().await.map_err(CollectError::LeadList)?;
-            let index = LeadIndex::new(&leads);
-            let mut resend = Vec::new();
-            for mut row in std::mem::take(&mut self.in_doubt) {
-                row.errors.retain(|e| e.code != IssueCode::RequestFailed);
-                match listed_outcome(&index, &row, &self.plan, &mut self.claimed) {
-                    Some((status, id)) => self.settle_found(row, status, id)?,
-                    None => {
-                        let job = job_for(&row, self.plan.allow_duplicates);
-                        resend.push((row, job));
-                    }
-                }
-            }
-            self.dispatch(resend)?;
-            self.drain(jobs).await?;
-        }
-        Ok(())
-    }
-
-    /// Sends everything pending and waits for every answer.
-    async fn drain(&mut self, jobs: &Option<mpsc::Sender<Job>>) -> Result<(), CollectError> {
-        while !self.pending.is_empty() || !self.in_flight.is_empty() {
-            tokio::select! {
-                permit = reserve(jobs), if !self.pending.is_empty() => {
-                    self.hand_out(permit);
-                }
-                Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
-            }
-        }
-        Ok(())
-    }
-
-    /// Rows still in doubt after the last round: failed for now; the next run reconciles them.
-    fn park_in_doubt(&mut self) -> Result<(), CollectError> {
-        for mut row in std::mem::take(&mut self.in_doubt) {
-            row.status = RowStatus::Failed;
-            if !row.errors.iter().any(|e| e.code == IssueCode::RequestFailed) {
-                let message = "no answer from the service; the next run checks the lead list before resending";
-                row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
-            }
-            self.report(row)?;
-        }
-        Ok(())
-    }
-
     /// A row read but never journaled or sent, because the run was stopped.
     fn not_sent(&mut self, mut row: RowReport) -> Result<(), CollectError> {
-        apply_final(
-            &mut row,
-            Final::Failed,
-            None,
-            Some("not sent: the run was interrupted; run the same command again"),
-        );
+        apply_final(&mut row, Final::Failed, None, Some(INTERRUPTED));
         self.report(row)
     }
 
@@ -369,10 +416,9 @@ impl Collector {
     /// next run sends them without a reconciliation.
     fn abandon_pending(&mut self) -> Result<(), CollectError> {
         while let Some(job) = self.pending.pop_front() {
-            let message = "not sent: the run was interrupted; run the same command again";
-            self.journal_outcome(job.row, Final::Failed, None, Some(message), false, false)?;
-            if let Some(mut row) = self.in_flight.remove(&job.row) {
-                apply_final(&mut row, Final::Failed, None, Some(message));
+            if let Some(Flight { mut row, fp, .. }) = self.in_flight.remove(&job.row) {
+                self.journal_outcome(job.row, fp, Final::Failed, None, Some(INTERRUPTED))?;
+                apply_final(&mut row, Final::Failed, None, Some(INTERRUPTED));
                 self.report(row)?;
             }
         }
@@ -382,31 +428,36 @@ impl Collector {
     fn journal_outcome(
         &mut self,
         row: u64,
+        fp: u64,
         status: Final,
         lead_id: Option<u64>,
         message: Option<&str>,
-        maybe_applied: bool,
-        reconciled: bool,
     ) -> Result<(), CollectError> {
         let entry = Entry::Outcome {
             row,
             status,
+            fp: fp_text(fp),
             lead_id,
             message: message.map(str::to_string),
-            maybe_applied,
-            reconciled,
+            commit_by: None,
+            reconciled: false,
         };
         Ok(self.plan.journal.outcome(&entry)?)
     }
 
-    fn report(&mut self, row: RowReport) -> Result<(), CollectError> {
+    pub(super) fn report(&mut self, row: RowReport) -> Result<(), CollectError> {
+        if row.status == RowStatus::Failed {
+            self.summary.failed += 1;
+        }
         self.progress.settled(row.status);
         Ok(self.reports.write_row(&row)?)
     }
 }
 
+const INTERRUPTED: &str = "not sent: the run was interrupted; run the same command again";
+
 /// A slot with a free worker; never resolves once the sender is gone.
-async fn reserve(jobs: &Option<mpsc::Sender<Job>>) -> Option<mpsc::Permit<'_, Job>> {
+pub(super) async fn reserve(jobs: &Option<mpsc::Sender<Job>>) -> Option<mpsc::Permit<'_, Job>> {
     match jobs {
         Some(jobs) => jobs.reserve().await.ok(),
         None => std::future::pending().await,
@@ -414,7 +465,12 @@ async fn reserve(jobs: &Option<mpsc::Sender<Job>>) -> Option<mpsc::Permit<'_, Jo
 }
 
 /// Puts a final outcome on the row's report.
-fn apply_final(row: &mut RowReport, status: Final, lead_id: Option<u64>, message: Option<&str>) {
+pub(super) fn apply_final(
+    row: &mut RowReport,
+    status: Final,
+    lead_id: Option<u64>,
+    message: Option<&str>,
+) {
     row.lead_id = lead_id;
     let message = message.unwrap_or_default().to_string();
     match status {
@@ -433,40 +489,15 @@ fn apply_final(row: &mut RowReport, status: Final, lead_id: Option<u64>, message
             row.status = RowStatus::Rejected;
             row.errors.push(Issue::new(IssueCode::ServerRejected, None, message));
         }
-        Final::Failed => {
+        Final::Failed | Final::InDoubt => {
             row.status = RowStatus::Failed;
             row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
         }
     }
 }
 
-/// What the lead list says about a row in doubt: created by this run or there before (unless
-/// duplicates are allowed, when an older lead is no reason not to send), with the lead's id;
-/// `None` when the row must be sent.
-fn listed_outcome(
-    index: &LeadIndex,
-    row: &RowReport,
-    plan: &SendPlan,
-    claimed: &mut HashSet<u64>,
-) -> Option<(Final, u64)> {
-    let (phone, campaign_id) = (row.phone.as_deref()?, row.campaign_id?);
-    let found = index.reconcile(
-        campaign_id,
-        phone,
-        &row.variables,
-        plan.allow_duplicates,
-        plan.baseline,
-        claimed,
-    );
-    match found {
-        Found::Ours(id) => Some((Final::Created, id)),
-        Found::Before(id) if !plan.allow_duplicates => Some((Final::Skipped, id)),
-        Found::Before(_) | Found::Missing => None,
-    }
-}
-
 /// The job that sends a valid row.
-fn job_for(row: &RowReport, allow_duplicates: bool) -> Job {
+pub(super) fn job_for(row: &RowReport, allow_duplicates: bool) -> Job {
     Job { row: row.row, lead: new_lead(row, allow_duplicates) }
 }
 

@@ -2,21 +2,26 @@
 //! each outcome sent to a single collector (which alone writes the journal and the reports).
 //!
 //! A request that may have reached the service (a timeout, a connection broken before the
-//! answer) is *not* retried blindly: with `allow_dupplicate` the service would accept a second
-//! copy. It comes back as `maybe_applied`, and the collector reconciles it against the lead list.
+//! answer, a 500/502/504, a success without a lead id) is *not* retried blindly: with
+//! `allow_dupplicate` the service would accept a second copy. It comes back as
+//! [`Sent::InDoubt`] with its commit deadline, and the collector reconciles it against the lead
+//! list (see `doubt`).
 
 mod collector;
+mod doubt;
 mod reconcile;
+mod resolve;
 mod throttle;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rand::Rng;
 use tokio::sync::{Mutex, mpsc};
 use tokio::task::JoinSet;
 
 pub use collector::{CollectError, Collector, PushSummary, SendPlan};
+pub use doubt::{now_ms, window as doubt_window};
 pub use reconcile::LeadIndex;
 pub use throttle::Throttle;
 
@@ -62,7 +67,7 @@ pub struct Job {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sent {
     Created {
-        lead_id: Option<u64>,
+        lead_id: u64,
     },
     /// The service says the number is already in the campaign.
     Duplicate {
@@ -73,11 +78,23 @@ pub enum Sent {
         message: String,
         field: Option<String>,
     },
-    /// Given up; `maybe_applied` when the service may have written it anyway.
+    /// Given up; the service did not act on it.
     Failed {
         message: String,
-        maybe_applied: bool,
     },
+    /// The service may have written it; it cannot commit after `commit_by` (Unix ms).
+    InDoubt {
+        message: String,
+        commit_by: u64,
+    },
+}
+
+/// A fingerprint of what a row sends (number, campaign, variables, secondary contacts): the
+/// journal trusts a settled row only for the content it was settled with.
+pub fn content_fingerprint(lead: &NewLead) -> u64 {
+    let bytes = serde_json::to_vec(lead).expect("a NewLead always serializes");
+    let hash = blake3::hash(&bytes);
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 /// The running workers: feed jobs into `jobs`, read `(row, Sent)` from `results`.
@@ -143,17 +160,21 @@ impl Worker {
         let (mut failures, mut limited) = (0u32, 0u32);
         loop {
             self.throttle.wait_turn().await;
+            let sent_at = SystemTime::now();
             let error = match self.client.create_lead(lead).await {
                 Ok(created) => {
                     self.throttle.succeeded();
-                    return Sent::Created {
-                        lead_id: created.data.map(|l| l.id).filter(|id| *id > 0),
-                    };
+                    let lead_id = created.data.map(|l| l.id).unwrap_or_default();
+                    return Sent::Created { lead_id };
                 }
                 Err(e) => e,
             };
             match classify(&error) {
                 Verdict::Final(sent) => return sent,
+                Verdict::InDoubt => {
+                    let commit_by = doubt::deadline(sent_at, self.client.timeout());
+                    return Sent::InDoubt { message: error.to_string(), commit_by };
+                }
                 Verdict::Wait(wait) if limited < MAX_RATE_LIMITED => {
                     limited += 1;
                     self.throttle.rate_limited(wait);
@@ -163,7 +184,7 @@ impl Worker {
                     self.backoff(failures).await;
                 }
                 Verdict::Wait(_) | Verdict::Retry => {
-                    return Sent::Failed { message: error.to_string(), maybe_applied: false };
+                    return Sent::Failed { message: error.to_string() };
                 }
             }
         }
@@ -181,20 +202,18 @@ impl Worker {
 
 enum Verdict {
     Final(Sent),
+    /// May have been applied: never retried here.
+    InDoubt,
     Wait(Option<Duration>),
     Retry,
 }
 
 fn classify(error: &ClientError) -> Verdict {
     match error {
-        e if e.maybe_applied() => {
-            Verdict::Final(Sent::Failed { message: e.to_string(), maybe_applied: true })
-        }
+        e if e.maybe_applied() => Verdict::InDoubt,
         // A 500/502/504 may come after the service saved the lead (or while it still is):
         // only a 503 reliably means "not done". Retrying blindly could double the lead.
-        ClientError::Server { status, .. } if *status != 503 => {
-            Verdict::Final(Sent::Failed { message: error.to_string(), maybe_applied: true })
-        }
+        ClientError::Server { status, .. } if *status != 503 => Verdict::InDoubt,
         e if e.is_duplicate() => Verdict::Final(Sent::Duplicate { message: e.to_string() }),
         ClientError::RateLimited { retry_after, .. } => Verdict::Wait(*retry_after),
         e if e.is_retryable() => Verdict::Retry,
@@ -202,7 +221,7 @@ fn classify(error: &ClientError) -> Verdict {
             message: error_text(message, fields),
             field: fields.first().map(|f| f.field.clone()),
         }),
-        other => Verdict::Final(Sent::Failed { message: other.to_string(), maybe_applied: false }),
+        other => Verdict::Final(Sent::Failed { message: other.to_string() }),
     }
 }
 

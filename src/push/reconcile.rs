@@ -27,11 +27,12 @@ pub fn phone_key(e164: &str) -> Option<u64> {
 /// What the lead list says about a row in doubt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Found {
-    /// Written by this run: lead id.
+    /// Written by this run, with the row's content: lead id.
     Ours(u64),
-    /// There before the run started: lead id.
-    Before(u64),
-    /// Not on the service: send it.
+    /// A lead with this campaign and number that this row did not write (there before the run,
+    /// or newer with other variables): lead id.
+    Other(u64),
+    /// Not on the service.
     Missing,
 }
 
@@ -60,16 +61,14 @@ impl LeadIndex {
         self.by_key.get(&key)?.iter().map(|(id, _)| *id).find(|id| *id <= baseline)
     }
 
-    /// Decides a row in doubt, claiming the lead it finds so no other row can. With
-    /// `same_data` (duplicates allowed, so several rows may share a number) only a lead with
-    /// the row's variables counts, so each row keeps its own data; otherwise one with the row's
-    /// variables is preferred.
+    /// Decides a row in doubt, claiming the lead it finds so no other row can. A lead counts
+    /// as the row's own only when it is newer than the run's baseline, unclaimed, and holds the
+    /// row's variables: a report never calls a row created for a lead with other content.
     pub fn reconcile(
         &self,
         campaign_id: u64,
         e164: &str,
         variables: &Variables,
-        same_data: bool,
         baseline: u64,
         claimed: &mut HashSet<u64>,
     ) -> Found {
@@ -77,18 +76,15 @@ impl LeadIndex {
             return Found::Missing;
         };
         let wanted = variables_hash(variables);
-        let ours = |same_data: bool| {
-            leads.iter().find(|(id, hash)| {
-                *id > baseline && !claimed.contains(id) && (!same_data || *hash == wanted)
-            })
-        };
-        let found = if same_data { ours(true) } else { ours(true).or_else(|| ours(false)) };
-        if let Some(&(id, _)) = found {
+        let ours = leads
+            .iter()
+            .find(|(id, hash)| *id > baseline && !claimed.contains(id) && *hash == wanted);
+        if let Some(&(id, _)) = ours {
             claimed.insert(id);
             return Found::Ours(id);
         }
-        match leads.iter().find(|(id, _)| *id <= baseline) {
-            Some(&(id, _)) => Found::Before(id),
+        match leads.iter().find(|(id, _)| *id <= baseline || !claimed.contains(id)) {
+            Some(&(id, _)) => Found::Other(id),
             None => Found::Missing,
         }
     }
@@ -117,48 +113,34 @@ mod tests {
     }
 
     #[test]
-    fn rows_in_doubt_claim_new_leads_once() {
+    fn rows_in_doubt_claim_new_leads_with_their_content_once() {
         let index = LeadIndex::new(&[
-            lead(3, 10, "+4911", "a"),
-            lead(8, 10, "+4911", "b"),
-            lead(9, 10, "+4911", "c"),
+            lead(3, 10, "+4911", "x"),
+            lead(8, 10, "+4911", "x"),
+            lead(9, 10, "+4911", "x"),
             lead(5, 11, "+4922", "d"),
         ]);
         assert_eq!(index.max_id(), 9);
         let mut claimed = HashSet::from([8]);
-        assert_eq!(
-            index.reconcile(10, "+4911", &vars("x"), false, 5, &mut claimed),
-            Found::Ours(9)
-        );
-        assert_eq!(
-            index.reconcile(10, "+4911", &vars("x"), false, 5, &mut claimed),
-            Found::Before(3)
-        );
-        assert_eq!(
-            index.reconcile(11, "+4922", &vars("d"), false, 5, &mut claimed),
-            Found::Before(5)
-        );
-        assert_eq!(
-            index.reconcile(12, "+4922", &vars("d"), false, 5, &mut claimed),
-            Found::Missing
-        );
+        assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Ours(9));
+        assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Other(3));
+        assert_eq!(index.reconcile(11, "+4922", &vars("d"), 5, &mut claimed), Found::Other(5));
+        assert_eq!(index.reconcile(12, "+4922", &vars("d"), 5, &mut claimed), Found::Missing);
         assert_eq!(index.existing(10, "+4911", 5), Some(3));
         assert_eq!(index.existing(11, "+4922", 4), None);
     }
 
     #[test]
-    fn rows_of_the_same_number_keep_their_own_lead() {
+    fn a_new_lead_with_other_content_is_never_called_the_rows() {
         // Two rows with one number; only the second row's request reached the service.
         let index = LeadIndex::new(&[lead(7, 10, "+4911", "second")]);
         let mut claimed = HashSet::new();
-        let first = index.reconcile(10, "+4911", &vars("first"), true, 0, &mut claimed);
-        assert_eq!(first, Found::Missing, "the first row is sent again");
-        let second = index.reconcile(10, "+4911", &vars("second"), true, 0, &mut claimed);
+        let first = index.reconcile(10, "+4911", &vars("first"), 0, &mut claimed);
+        assert_eq!(first, Found::Other(7), "not the first row's lead");
+        assert!(claimed.is_empty(), "and not claimed by it");
+        let second = index.reconcile(10, "+4911", &vars("second"), 0, &mut claimed);
         assert_eq!(second, Found::Ours(7));
-        // Without duplicates a number has one row, and its lead counts even if the service
-        // changed the variables.
-        let mut claimed = HashSet::new();
-        let only = index.reconcile(10, "+4911", &vars("first"), false, 0, &mut claimed);
-        assert_eq!(only, Found::Ours(7));
+        let again = index.reconcile(10, "+4911", &vars("second"), 0, &mut claimed);
+        assert_eq!(again, Found::Missing, "a claimed new lead is nobody else's");
     }
 }

@@ -87,8 +87,18 @@ impl Throttle {
         state.paused_until = Some(state.paused_until.map_or(until, |u| u.max(until)));
         // Without a configured rate, start limiting from a guess the 429 proves too high.
         let current = if state.limiter.is_some() { state.rate } else { 20.0 };
-        state.rate = (current * 0.7).max(MIN_RATE);
+        state.rate = self.slower_than(current);
         state.limiter = Some(limiter(state.rate));
+    }
+
+    /// The next rate down from `current`: never below the floor, and never above the
+    /// configured rate (a rate set below the floor stays where the user set it).
+    fn slower_than(&self, current: f64) -> f64 {
+        let stepped = (current * 0.7).max(MIN_RATE);
+        match self.ceiling {
+            Some(ceiling) => stepped.min(ceiling),
+            None => stepped,
+        }
     }
 
     /// A request went through: after enough of them, the rate climbs back toward the ceiling.
@@ -123,7 +133,11 @@ impl Throttle {
     }
 }
 
+/// Rates outside this range are taken as its ends: a period must fit a `Duration`.
+const RATE_RANGE: (f64, f64) = (1e-3, 1e6);
+
 fn limiter(rate: f64) -> Arc<DefaultDirectRateLimiter> {
+    let rate = if rate.is_finite() { rate.clamp(RATE_RANGE.0, RATE_RANGE.1) } else { RATE_RANGE.1 };
     let period = Duration::from_secs_f64(1.0 / rate);
     let quota = Quota::with_period(period)
         .expect("a positive rate gives a positive period")
@@ -149,6 +163,22 @@ mod tests {
             throttle.succeeded();
         }
         assert_eq!(throttle.current_rate(), Some(10.0), "never above the configured rate");
+    }
+
+    #[tokio::test]
+    async fn a_429_never_raises_the_rate_above_the_configured_one() {
+        for configured in [0.1, 0.3, 0.5, 0.7, 2.0] {
+            let throttle = Throttle::new(configured);
+            for _ in 0..3 {
+                throttle.rate_limited(Some(Duration::from_millis(1)));
+                let now = throttle.current_rate().unwrap();
+                assert!(now <= configured, "{configured}/s became {now}/s after a 429");
+            }
+        }
+        // Extreme settings never panic building a limiter.
+        for rate in [1e-20, 1e20, f64::MIN_POSITIVE] {
+            Throttle::new(rate).rate_limited(None);
+        }
     }
 
     #[tokio::test]

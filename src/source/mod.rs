@@ -139,6 +139,8 @@ pub struct Source {
     pub header_row: u64,
     /// The sheet read, for workbooks.
     pub sheet: Option<String>,
+    /// The 1-based tab position of that sheet.
+    pub sheet_position: Option<usize>,
     /// The text encoding, for CSV/TSV (e.g. `UTF-8`, `windows-1252`, `UTF-16LE`).
     pub encoding: Option<&'static str>,
     /// The delimiter, for CSV/TSV.
@@ -196,6 +198,7 @@ impl Source {
             headers: Vec::new(),
             header_row: 0,
             sheet: Some(opened.sheet),
+            sheet_position: Some(opened.position),
             encoding: None,
             delimiter: None,
             pending: VecDeque::new(),
@@ -219,6 +222,7 @@ impl Source {
             headers: Vec::new(),
             header_row: 0,
             sheet: None,
+            sheet_position: None,
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
             pending: VecDeque::new(),

@@ -22,6 +22,8 @@ pub(super) const PANIC_DETAIL: &str = "the reader failed on malformed data";
 /// The chosen sheet and its rows.
 pub(super) struct SheetSource {
     pub sheet: String,
+    /// The 1-based position of the sheet's tab, so two sheets of one name are told apart.
+    pub position: usize,
     pub rows: SheetRows,
 }
 
@@ -37,8 +39,9 @@ pub(super) fn open(
         Some(selector) => (resolve(&book, location, selector)?, None),
         None => first_sheet_with_data(&mut book, location)?,
     };
+    let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
     let rows = SheetRows::spawn(book, location, &sheet, loaded)?;
-    Ok(SheetSource { sheet, rows })
+    Ok(SheetSource { sheet, position, rows })
 }
 
 fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, SourceError> {

@@ -109,9 +109,10 @@ impl Run {
     }
 }
 
-/// Fast, patient sending, unless the test says otherwise.
+/// Fast, patient sending, unless the test says otherwise. A short timeout keeps the wait for
+/// writes in doubt (twice the timeout) short.
 fn defaults(extra: &[&str]) -> Vec<&'static str> {
-    [("--rate", "0"), ("--concurrency", "8"), ("--max-retries", "20")]
+    [("--rate", "0"), ("--concurrency", "8"), ("--max-retries", "20"), ("--timeout", "2")]
         .into_iter()
         .filter(|(flag, _)| !extra.contains(flag))
         .flat_map(|(flag, value)| [flag, value])
@@ -152,6 +153,9 @@ fn server_errors_are_retried_until_every_row_is_in() {
         TestSandbox::with_faults(Faults { fail_rate: 0.3, seed: Some(7), ..Faults::default() });
     let run = Run::new(&sb, 80, false);
     run.cli(&sb, &[]).expect_code(3);
+    let report = run.report();
+    assert_eq!(summary_count(&report, "created"), 72, "every valid row settled in one run");
+    assert_eq!(summary_count(&report, "failed"), 0);
     let healthy = sb.reopen();
     assert_exactly_once(&healthy, 80, false);
 }
@@ -358,8 +362,11 @@ fn interrupt(child: &Child) {
 
 fn only_journal(state: &Path) -> PathBuf {
     let dir = state.join("journals");
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
     entries.pop().unwrap()
 }

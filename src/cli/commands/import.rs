@@ -102,6 +102,8 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
             restart: args.restart,
             journal: args.journal.clone(),
             state_dir: state_dir(&args.send)?,
+            journal_folder: "journals",
+            run_key: String::new(),
             on_change: OnChange::Refuse,
         })
     });
@@ -126,7 +128,13 @@ pub async fn execute(
     };
     let session = match offline {
         true => None,
-        false => Some(Session::open(config).await?),
+        false => {
+            let state_dir = match &push {
+                Some(push) => push.state_dir.clone(),
+                None => crate::cli::session::state_dir(None)?,
+            };
+            Some(Session::open_in(config, &state_dir).await?)
+        }
     };
     let download = pipeline::download_dir().context("creating a download directory")?;
     let path = pipeline::materialize(&source.source, download.path()).await?;
@@ -170,12 +178,7 @@ pub fn push_config(args: &SendArgs) -> anyhow::Result<PushConfig> {
 }
 
 pub fn state_dir(args: &SendArgs) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = &args.state_dir {
-        return Ok(dir.clone());
-    }
-    let dirs = directories::ProjectDirs::from("", "", "leadsync")
-        .context("no home directory to keep journals in: pass `--state-dir DIR`")?;
-    Ok(dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir()).to_path_buf())
+    crate::cli::session::state_dir(args.state_dir.as_deref())
 }
 
 /// Bars on a watched terminal, log lines otherwise (always for `sync`), nothing with `-q`.

@@ -1,0 +1,398 @@
+//! The progress log that makes a run resumable and exactly-once: an append-only JSON-lines
+//! file recording the run's identity, each row's attempt (made durable *before* the request
+//! goes out) and each row's outcome.
+//!
+//! Reading it back tells a new run which rows are finished (never sent again) and which are in
+//! doubt: attempted with no final outcome, because the process died or the answer was lost
+//! after the service may have written the lead. Those are reconciled against the service's
+//! lead list before anything is resent. Every attempt and outcome carries a fingerprint of the
+//! row's content, so a settled row is trusted only for the content it was settled with.
+//!
+//! `Finished` has one meaning: the run read its whole source and every row it read has a final
+//! outcome (created, skipped or rejected): none failed, none is in doubt. Only then may a new
+//! version of the source start a new run without losing anything.
+
+mod lock;
+mod recover;
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+pub use lock::RunLock;
+pub use recover::{Recovered, RowState};
+
+/// The journal format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 2;
+/// Outcome lines written before an fsync; attempts are always synced before sending.
+const SYNC_EVERY_LINES: usize = 512;
+const SYNC_EVERY: Duration = Duration::from_millis(500);
+
+/// What identifies a run, written as the journal's first line: everything that decides which
+/// rows are read and what each row sends, and where they go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    pub event: String,
+    pub version: u32,
+    /// The file or URL as given.
+    pub source: String,
+    /// blake3 of the source's bytes: a changed file is a different run.
+    pub fingerprint: String,
+    /// How rows are read out of those bytes.
+    pub reading: Reading,
+    /// blake3 of the resolved mapping (after every override) and row-affecting options.
+    pub mapping: String,
+    /// `sandbox` for the embedded sandbox, otherwise the service's base URL.
+    pub service: String,
+    /// The account as the service identifies it (never the token).
+    pub account: String,
+    /// The highest lead id on the service when the run started: leads above it that match an
+    /// in-doubt row were written by this run.
+    pub baseline_lead_id: u64,
+    pub allow_duplicates: bool,
+    /// The request timeout of the run that started this journal, in ms.
+    pub timeout_ms: u64,
+    pub started_at: String,
+}
+
+/// Which rows of the source bytes are read: the sheet (by name and tab position), the header
+/// row, and for text files the delimiter and encoding.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reading {
+    pub sheet: Option<String>,
+    pub sheet_position: Option<usize>,
+    pub header_row: u64,
+    pub delimiter: Option<String>,
+    pub encoding: Option<String>,
+}
+
+impl RunHeader {
+    /// What differs between this run and `other` in the rows they read or send, if anything.
+    pub fn differs_from(&self, other: &RunHeader) -> Option<&'static str> {
+        if self.fingerprint != other.fingerprint {
+            Some("the source file")
+        } else if self.reading.sheet != other.reading.sheet
+            || self.reading.sheet_position != other.reading.sheet_position
+        {
+            Some("the sheet")
+        } else if self.reading != other.reading {
+            Some("the header row, delimiter or encoding")
+        } else if self.mapping != other.mapping || self.allow_duplicates != other.allow_duplicates {
+            Some("the mapping")
+        } else {
+            None
+        }
+    }
+}
+
+/// One line after the header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Entry {
+    /// About to send this row, with this content (`fp`, hex).
+    Attempt { row: u64, phone: String, campaign_id: u64, fp: String },
+    /// What became of it.
+    Outcome {
+        row: u64,
+        status: Final,
+        /// The content the outcome is for (hex).
+        fp: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lead_id: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        /// For `in_doubt`: when the write can no longer commit (Unix ms).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commit_by: Option<u64>,
+        /// Found on the service's lead list rather than answered by it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        reconciled: bool,
+    },
+    /// The whole source was read and every row has a final outcome.
+    Finished { at: String },
+}
+
+/// A row's outcome as journaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Final {
+    Created,
+    /// Already on the service (answered as a duplicate, or found by `--skip-existing`).
+    Skipped,
+    /// Refused by the service's validation.
+    Rejected,
+    /// Not final: the service did not act on it; the next run sends it again.
+    Failed,
+    /// Not final: the service may have written it; the next run reconciles before resending.
+    InDoubt,
+}
+
+/// What to do when the journal of this source belongs to a different file or mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnChange {
+    /// Refuse: the user must say `--restart` (import).
+    Refuse,
+    /// Start over silently: the source is expected to change between runs (sync).
+    StartOver,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error(
+        "{what} changed since the unfinished run recorded in `{path}`: resuming would misnumber rows; pass `--restart` to start over (rows already sent are then found by `--skip-existing`)"
+    )]
+    Changed { what: &'static str, path: String },
+    #[error(
+        "row {row} of `{source_name}` is not what the unfinished run recorded in `{path}` sent or settled: it would be reported as done with other content; pass `--restart` to start over (rows already sent are then found by `--skip-existing`)"
+    )]
+    RowChanged { row: u64, source_name: String, path: String },
+    #[error("cannot {action} the journal `{path}`: {source}")]
+    Io { action: &'static str, path: String, source: std::io::Error },
+    #[error(
+        "`{path}` is not a leadsync journal (line 1): {reason}; move it away or pass `--restart`"
+    )]
+    NotAJournal { path: String, reason: String },
+    #[error(
+        "the journal `{path}` is damaged at line {line} ({reason}): rows after it could be sent twice, so nothing is sent; move it away and run with `--skip-existing`, or pass `--restart`"
+    )]
+    Corrupt { path: String, line: u64, reason: String },
+    #[error("{}", version_message(path, *found, *newer))]
+    Version { path: String, found: u64, newer: bool },
+    #[error(
+        "the journal `{path}` belongs to a run against `{service}` or another account: use another `--journal`, or `--restart` to start over"
+    )]
+    OtherService { path: String, service: String },
+    #[error("another leadsync run is using the journal `{path}`: wait for it to finish")]
+    Busy { path: String },
+}
+
+fn version_message(path: &str, found: u64, newer: bool) -> String {
+    if newer {
+        format!(
+            "the journal `{path}` was written by a newer leadsync (format {found}, this one reads {FORMAT_VERSION}): upgrade leadsync to resume it"
+        )
+    } else {
+        format!(
+            "the journal `{path}` has the old format {found}, which cannot prove which row content was sent: pass `--restart --skip-existing` to start over without sending what is already on the service"
+        )
+    }
+}
+
+/// The open journal of the current run. Only the collector writes to it.
+pub struct Journal {
+    path: PathBuf,
+    out: BufWriter<File>,
+    unsynced: usize,
+    last_sync: Instant,
+    _lock: RunLock,
+}
+
+impl Journal {
+    /// Reads what the journal at `path` holds (see [`Recovered::read`]).
+    pub fn recover(path: &Path) -> Result<Recovered, JournalError> {
+        Recovered::read(path)
+    }
+
+    /// Starts a new journal (replacing any old one) with `header` as its first line. The new
+    /// file is written aside and renamed into place, so a crash leaves the old or the new.
+    fn create(lock: RunLock, header: &RunHeader) -> Result<Journal, JournalError> {
+        let path = lock.journal().to_path_buf();
+        let mut aside = path.clone().into_os_string();
+        aside.push(".new");
+        let aside = PathBuf::from(aside);
+        let file = File::create(&aside).map_err(|e| io_err("create", &path, e))?;
+        let mut journal = Journal::wrap(lock, file);
+        journal.write_line(header)?;
+        journal.sync()?;
+        std::fs::rename(&aside, &path).map_err(|e| io_err("create", &path, e))?;
+        lock::sync_dir(lock::folder_of(&path))
+            .map_err(|e| io_err("sync the folder of", &path, e))?;
+        Ok(journal)
+    }
+
+    /// Continues an existing journal, first cutting off a torn last line.
+    fn append(lock: RunLock, recovered: &Recovered) -> Result<Journal, JournalError> {
+        let path = lock.journal().to_path_buf();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| io_err("open", &path, e))?;
+        if let Some(at) = recovered.torn_at {
+            file.set_len(at).map_err(|e| io_err("repair", &path, e))?;
+            file.sync_data().map_err(|e| io_err("sync", &path, e))?;
+        } else if ends_without_newline(&file).map_err(|e| io_err("read", &path, e))? {
+            // The last line parsed but its newline never made it to disk.
+            (&file).write_all(b"\n").map_err(|e| io_err("write", &path, e))?;
+        }
+        Ok(Journal::wrap(lock, file))
+    }
+
+    fn wrap(lock: RunLock, file: File) -> Journal {
+        Journal {
+            path: lock.journal().to_path_buf(),
+            out: BufWriter::with_capacity(1 << 16, file),
+            unsynced: 0,
+            last_sync: Instant::now(),
+            _lock: lock,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records attempts and makes them durable before any of these rows is sent.
+    pub fn attempts<'a>(
+        &mut self,
+        rows: impl IntoIterator<Item = (u64, &'a str, u64, u64)>,
+    ) -> Result<(), JournalError> {
+        for (row, phone, campaign_id, fp) in rows {
+            let phone = phone.to_string();
+            self.write_line(&Entry::Attempt { row, phone, campaign_id, fp: fp_text(fp) })?;
+        }
+        self.sync()
+    }
+
+    /// Records an outcome; synced in batches (a lost outcome only costs a reconciliation).
+    pub fn outcome(&mut self, entry: &Entry) -> Result<(), JournalError> {
+        self.write_line(entry)?;
+        self.unsynced += 1;
+        if self.unsynced >= SYNC_EVERY_LINES || self.last_sync.elapsed() >= SYNC_EVERY {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(&mut self, at: String) -> Result<(), JournalError> {
+        self.write_line(&Entry::Finished { at })?;
+        self.sync()
+    }
+
+    /// Flushes and fsyncs.
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        self.out.flush().map_err(|e| io_err("write", &self.path, e))?;
+        self.out.get_ref().sync_data().map_err(|e| io_err("sync", &self.path, e))?;
+        self.unsynced = 0;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn write_line(&mut self, value: &impl Serialize) -> Result<(), JournalError> {
+        let mut line = serde_json::to_vec(value).expect("journal entries always serialize");
+        line.push(b'\n');
+        self.out.write_all(&line).map_err(|e| io_err("write", &self.path, e))
+    }
+}
+
+/// A row fingerprint as journaled.
+pub fn fp_text(fp: u64) -> String {
+    format!("{fp:016x}")
+}
+
+fn ends_without_newline(mut file: &File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
+fn io_err(action: &'static str, path: &Path, source: std::io::Error) -> JournalError {
+    JournalError::Io { action, path: path.display().to_string(), source }
+}
+
+/// Where the journal of one run lives under `dir`: one file per distinct `parts` (the source,
+/// its sheet, the service, the account, ...), named after the source and sheet for people.
+pub fn default_path(dir: &Path, source: &str, sheet: Option<&str>, parts: &[&str]) -> PathBuf {
+    let mut text = format!("{source}\n{}", sheet.unwrap_or_default());
+    for part in parts {
+        text.push('\n');
+        text.push_str(part);
+    }
+    let key = blake3::hash(text.as_bytes()).to_hex();
+    let readable = |s: &str| -> String {
+        s.chars().filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_').take(40).collect()
+    };
+    let mut stem = Path::new(source).file_stem().map(|s| readable(&s.to_string_lossy()));
+    if let (Some(stem), Some(sheet)) = (stem.as_mut(), sheet) {
+        stem.push('-');
+        stem.push_str(&readable(sheet));
+    }
+    dir.join(format!("{}-{}.jsonl", stem.unwrap_or_default(), &key[..16]))
+}
+
+/// Opens the journal guarded by `lock` for a run described by `header`: resumes the run
+/// recorded there when it is the same (same rows read the same way, same mapping), or starts a
+/// new one. The caller took the lock before reading anything the run depends on.
+pub fn open_run(
+    lock: RunLock,
+    header: RunHeader,
+    on_change: OnChange,
+    restart: bool,
+) -> Result<(Journal, Recovered), JournalError> {
+    let path = lock.journal().to_path_buf();
+    if restart {
+        return Ok((Journal::create(lock, &header)?, Recovered::default()));
+    }
+    let recovered = match Journal::recover(&path) {
+        // An old-format journal of a finished run holds nothing to resume.
+        Err(JournalError::Version { newer: false, .. }) if old_run_finished(&path) => {
+            Recovered::default()
+        }
+        other => other?,
+    };
+    let Some(old) = &recovered.header else {
+        return Ok((Journal::create(lock, &header)?, Recovered::default()));
+    };
+    if old.service != header.service || old.account != header.account {
+        // Resuming another service's run would mark rows as sent that this service never saw.
+        let service = old.service.clone();
+        return Err(JournalError::OtherService { path: path.display().to_string(), service });
+    }
+    match header.differs_from(old) {
+        None => {
+            let journal = Journal::append(lock, &recovered)?;
+            Ok((journal, recovered))
+        }
+        Some(what) if on_change == OnChange::Refuse && !recovered.finished => {
+            Err(JournalError::Changed { what, path: path.display().to_string() })
+        }
+        Some(_) => Ok((Journal::create(lock, &header)?, Recovered::default())),
+    }
+}
+
+/// Whether a journal of an older format ends with its run's `finished` line (read from its
+/// tail only: an old journal can be large).
+fn old_run_finished(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = File::open(path) else { return false };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut tail = Vec::new();
+    let read = file
+        .seek(SeekFrom::Start(len.saturating_sub(4096)))
+        .and_then(|_| file.read_to_end(&mut tail));
+    if read.is_err() {
+        return false;
+    }
+    let last = tail.trim_ascii_end().rsplit(|b| *b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice::<serde_json::Value>(last)
+        .is_ok_and(|v| v.get("event").and_then(|e| e.as_str()) == Some("finished"))
+}
+
+/// blake3 of a file's bytes, streamed.
+pub fn fingerprint_file(path: &Path) -> std::io::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(File::open(path)?)?;
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+#[cfg(test)]
+mod tests;

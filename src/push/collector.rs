@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use super::doubt::{self, Doubt, Missing};
-use super::reconcile::{Found, LeadIndex};
+use super::doubt::{self, Doubt, Verdict};
+use super::reconcile::LeadIndex;
 use super::{Job, Pool, PushConfig, Sent, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
 use crate::journal::{Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
@@ -290,23 +290,20 @@ impl Collector {
             self.plan.baseline,
             &mut self.claimed,
         );
-        match found {
-            Found::Ours(id) => self.settle_found(doubt.row, doubt.fp, Final::Created, id)?,
-            Found::Other(id) if !self.plan.allow_duplicates => {
-                self.settle_found(doubt.row, doubt.fp, Final::Skipped, id)?;
+        let pending = doubt::Pending {
+            commit_by: doubt.commit_by,
+            resends: doubt.resends,
+            budget: self.plan.config.max_retries,
+        };
+        match doubt::verdict(found, self.plan.allow_duplicates, pending, listed_at) {
+            Verdict::Settle(status, id) => self.settle_found(doubt.row, doubt.fp, status, id)?,
+            Verdict::Wait => return Ok(Some(doubt)),
+            Verdict::GiveUp => self.given_up.push(doubt),
+            Verdict::Resend => {
+                let job = job_for(&doubt.row, self.plan.allow_duplicates);
+                let resends = doubt.resends + 1;
+                self.dispatch(vec![(Flight { row: doubt.row, fp: doubt.fp, resends }, job)])?;
             }
-            Found::Other(_) | Found::Missing => match doubt::missing(doubt.commit_by, listed_at) {
-                Missing::Wait => return Ok(Some(doubt)),
-                // Out of resends: it stays in doubt, for the next run.
-                Missing::Resend if doubt.resends >= self.plan.config.max_retries => {
-                    self.given_up.push(doubt);
-                }
-                Missing::Resend => {
-                    let job = job_for(&doubt.row, self.plan.allow_duplicates);
-                    let resends = doubt.resends + 1;
-                    self.dispatch(vec![(Flight { row: doubt.row, fp: doubt.fp, resends }, job)])?;
-                }
-            },
         }
         Ok(None)
     }

@@ -13,6 +13,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::reconcile::Found;
+use crate::journal::Final;
 use crate::report::RowReport;
 
 /// How long after it was sent a write may still commit, for a client timeout `timeout`.
@@ -55,30 +57,72 @@ pub struct Doubt {
     pub resends: u32,
 }
 
-/// What to do with a row in doubt that a lead list (requested at `listed_at`) does not show.
+/// Where a row in doubt stands: its commit deadline (Unix ms) and resends made and allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Missing {
-    /// The write can no longer commit: sending again cannot double it.
-    Resend,
-    /// The write may still commit: wait and look again.
-    Wait,
+pub struct Pending {
+    pub commit_by: u64,
+    pub resends: u32,
+    pub budget: u32,
 }
 
-pub fn missing(commit_by: u64, listed_at: u64) -> Missing {
-    if commit_by <= listed_at { Missing::Resend } else { Missing::Wait }
+/// What becomes of a row in doubt, given what a lead list asked for at `listed_at` (Unix ms)
+/// shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Settled from the list: created by this run, or (duplicates not allowed) already there.
+    Settle(Final, u64),
+    /// Not there, and its write can no longer commit: sending again cannot double it.
+    Resend,
+    /// Not there, but its write may still commit: wait and look again.
+    Wait,
+    /// Not there, and out of resends: it stays in doubt for the next run.
+    GiveUp,
+}
+
+pub fn verdict(found: Found, allow_duplicates: bool, doubt: Pending, listed_at: u64) -> Verdict {
+    match found {
+        Found::Ours(id) => Verdict::Settle(Final::Created, id),
+        // Without duplicates the service holds one lead per number: sending would be refused.
+        Found::Other(id) if !allow_duplicates => Verdict::Settle(Final::Skipped, id),
+        Found::Other(_) | Found::Missing if doubt.commit_by > listed_at => Verdict::Wait,
+        Found::Other(_) | Found::Missing if doubt.resends >= doubt.budget => Verdict::GiveUp,
+        Found::Other(_) | Found::Missing => Verdict::Resend,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn doubt(commit_by: u64, resends: u32) -> Pending {
+        Pending { commit_by, resends, budget: 5 }
+    }
+
+    #[test]
+    fn the_deadline_is_twice_the_timeout_after_sending() {
+        let sent = UNIX_EPOCH + Duration::from_secs(1_000);
+        assert_eq!(deadline(sent, Duration::from_secs(30)), 1_060_000);
+        assert_eq!(deadline(sent, Duration::MAX), u64::MAX, "no overflow");
+    }
+
     #[test]
     fn a_missing_lead_is_resent_only_when_the_list_was_asked_for_after_the_deadline() {
-        let sent = UNIX_EPOCH + Duration::from_secs(1_000);
-        let commit_by = deadline(sent, Duration::from_secs(30));
-        assert_eq!(commit_by, 1_060_000, "twice the timeout after sending");
-        assert_eq!(missing(commit_by, 1_059_999), Missing::Wait);
-        assert_eq!(missing(commit_by, 1_060_000), Missing::Resend);
-        assert_eq!(deadline(sent, Duration::MAX), u64::MAX, "no overflow");
+        let row = doubt(1_000, 0);
+        assert_eq!(verdict(Found::Missing, false, row, 999), Verdict::Wait);
+        assert_eq!(verdict(Found::Missing, false, row, 1_000), Verdict::Resend);
+        assert_eq!(verdict(Found::Missing, true, row, 999), Verdict::Wait);
+        assert_eq!(verdict(Found::Missing, false, doubt(1_000, 5), 2_000), Verdict::GiveUp);
+    }
+
+    #[test]
+    fn a_lead_found_settles_the_row_whatever_the_deadline() {
+        let row = doubt(5_000, 0);
+        let ours = verdict(Found::Ours(7), true, row, 1);
+        assert_eq!(ours, Verdict::Settle(Final::Created, 7));
+        let other = verdict(Found::Other(3), false, row, 1);
+        assert_eq!(other, Verdict::Settle(Final::Skipped, 3));
+        // With duplicates allowed another lead of the number is no reason not to send.
+        assert_eq!(verdict(Found::Other(3), true, row, 1), Verdict::Wait);
+        assert_eq!(verdict(Found::Other(3), true, row, 5_000), Verdict::Resend);
     }
 }

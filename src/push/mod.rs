@@ -235,3 +235,84 @@ fn error_text(message: &str, fields: &[crate::client::FieldError]) -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(status: u16) -> ClientError {
+        ClientError::Server { status, path: "user/lead".into(), message: "x".into() }
+    }
+
+    #[test]
+    fn only_writes_that_cannot_have_been_applied_are_retried() {
+        assert!(matches!(classify(&server(503)), Verdict::Retry));
+        for status in [500, 502, 504] {
+            assert!(matches!(classify(&server(status)), Verdict::InDoubt), "{status}");
+        }
+        let timeout =
+            ClientError::Timeout { path: "user/lead".into(), timeout: Duration::from_secs(1) };
+        assert!(matches!(classify(&timeout), Verdict::InDoubt));
+        let unconfirmed =
+            ClientError::Unconfirmed { status: 201, path: "user/lead".into(), detail: "x".into() };
+        assert!(matches!(classify(&unconfirmed), Verdict::InDoubt), "a 2xx without an id");
+        let refused = ClientError::Connect { url: "u".into(), reason: "refused".into() };
+        assert!(matches!(classify(&refused), Verdict::Retry), "never sent: safe to retry");
+    }
+
+    #[test]
+    fn rate_limits_wait_and_refusals_are_final() {
+        let limited = ClientError::RateLimited {
+            path: "user/lead".into(),
+            retry_after: Some(Duration::from_secs(2)),
+        };
+        assert!(
+            matches!(classify(&limited), Verdict::Wait(Some(d)) if d == Duration::from_secs(2))
+        );
+        let taken = ClientError::Validation {
+            message: "invalid".into(),
+            fields: vec![crate::client::FieldError {
+                field: "phone_number".into(),
+                messages: vec!["The phone number has already been taken.".into()],
+            }],
+        };
+        assert!(matches!(classify(&taken), Verdict::Final(Sent::Duplicate { .. })));
+        let invalid = ClientError::Validation {
+            message: "invalid".into(),
+            fields: vec![crate::client::FieldError {
+                field: "campaign_id".into(),
+                messages: vec!["The selected campaign id is invalid.".into()],
+            }],
+        };
+        let Verdict::Final(Sent::Rejected { field, message }) = classify(&invalid) else {
+            panic!("a refusal is final")
+        };
+        assert_eq!(field.as_deref(), Some("campaign_id"));
+        assert!(message.starts_with("campaign_id: "), "{message}");
+    }
+
+    #[test]
+    fn the_content_fingerprint_changes_with_anything_a_row_sends() {
+        let lead = NewLead {
+            phone_number: "+4915123".into(),
+            campaign_id: 10,
+            variables: [("customer_name".to_string(), "A".to_string())].into_iter().collect(),
+            allow_dupplicate: false,
+            secondary_contacts: Vec::new(),
+        };
+        let base = content_fingerprint(&lead);
+        assert_eq!(base, content_fingerprint(&lead.clone()));
+        let mut other = lead.clone();
+        other.variables.insert("customer_name".into(), "B".into());
+        assert_ne!(base, content_fingerprint(&other));
+        let mut other = lead.clone();
+        other.campaign_id = 11;
+        assert_ne!(base, content_fingerprint(&other));
+        let mut other = lead;
+        other.secondary_contacts.push(crate::client::NewContact {
+            phone_number: "+4930".into(),
+            variables: Default::default(),
+        });
+        assert_ne!(base, content_fingerprint(&other));
+    }
+}

@@ -3,6 +3,7 @@
 mod cli;
 mod client;
 mod events;
+mod identity;
 mod import;
 mod push;
 mod support;

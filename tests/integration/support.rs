@@ -157,10 +157,12 @@ impl Drop for TestSandbox {
     }
 }
 
-/// The real `leadsync` binary with a clean environment.
+/// The real `leadsync` binary with a clean environment and a state folder of its own (so
+/// `--sandbox` data and journals never leak between tests or into the home folder).
 #[must_use]
 pub struct Cli {
     pub cmd: Command,
+    _state: tempfile::TempDir,
 }
 
 impl Cli {
@@ -176,7 +178,9 @@ impl Cli {
             cmd.env_remove(var);
         }
         cmd.timeout(Duration::from_secs(120));
-        Cli { cmd }
+        let state = tempfile::tempdir().unwrap();
+        cmd.env("LEADSYNC_STATE_DIR", state.path());
+        Cli { cmd, _state: state }
     }
 
     pub fn args<I, S>(mut self, args: I) -> Cli

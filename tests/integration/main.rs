@@ -6,4 +6,5 @@ mod events;
 mod identity;
 mod import;
 mod push;
+mod simulation;
 mod support;

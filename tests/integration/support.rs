@@ -81,12 +81,32 @@ impl TestSandbox {
 
     /// A sandbox over a database file that outlives it.
     pub fn on_db(db: &Path, faults: Faults) -> TestSandbox {
+        TestSandbox::on_db_at(db, faults, 0)
+    }
+
+    /// A sandbox over a database file that outlives it, on `port` (0: any free one), so a
+    /// restarted service keeps its base URL as a real one does.
+    pub fn on_db_at(db: &Path, faults: Faults, port: u16) -> TestSandbox {
         let dir = tempfile::tempdir().unwrap();
         let config = SandboxConfig { faults, ..SandboxConfig::default() };
-        TestSandbox::launch(dir, db.to_path_buf(), config)
+        TestSandbox::launch_at(dir, db.to_path_buf(), config, port)
+    }
+
+    /// The port the sandbox listens on.
+    pub fn port(&self) -> u16 {
+        url::Url::parse(&self.base_url).unwrap().port().unwrap()
     }
 
     fn launch(dir: tempfile::TempDir, db: PathBuf, config: SandboxConfig) -> TestSandbox {
+        TestSandbox::launch_at(dir, db, config, 0)
+    }
+
+    fn launch_at(
+        dir: tempfile::TempDir,
+        db: PathBuf,
+        config: SandboxConfig,
+        port: u16,
+    ) -> TestSandbox {
         let seed_path = dir.path().join("seed.json");
         std::fs::write(&seed_path, SEED).unwrap();
         let seed = Seed::from_path(&seed_path).unwrap();
@@ -97,7 +117,8 @@ impl TestSandbox {
             .enable_all()
             .build()
             .unwrap();
-        let sandbox = runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], 0).into())).unwrap();
+        let sandbox =
+            runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], port).into())).unwrap();
         TestSandbox {
             base_url: sandbox.base_url.clone(),
             db: config_db,

@@ -194,29 +194,67 @@ fn rate_limits_slow_the_run_down_without_losing_rows() {
 
 #[test]
 fn sigkill_at_any_point_then_rerun_gives_exactly_once() {
-    for (kill_after_ms, drop_rate, allow_duplicates) in
-        [(150, 0.0, false), (400, 0.2, false), (700, 0.2, true)]
+    for (kill_after_attempts, drop_rate, allow_duplicates) in
+        [(1, 0.0, false), (40, 0.2, false), (90, 0.2, true)]
     {
         let keep = tempfile::tempdir().unwrap();
         let db = keep.path().join("sandbox.db");
         let faults = Faults {
             drop_rate,
             latency: Duration::from_millis(15),
-            seed: Some(kill_after_ms),
+            seed: Some(kill_after_attempts),
             ..Faults::default()
         };
         let sb = TestSandbox::on_db(&db, faults);
         let run = Run::new(&sb, 120, allow_duplicates);
         let extra: &[&str] = if allow_duplicates { &["--allow-duplicates"] } else { &[] };
         let mut child = run.spawn(&sb, extra);
-        std::thread::sleep(Duration::from_millis(kill_after_ms));
+        let journaled = wait_for_attempts(&run.dir.join("state"), kill_after_attempts);
         child.kill().unwrap();
         child.wait().unwrap();
-        run.cli(&sb, extra).expect_code(3);
+        assert!(journaled >= kill_after_attempts, "the killed run had journaled {journaled}");
+        let before = journal_lines(&run.dir.join("state"));
+        let finished_before = before.iter().any(|l| l.contains("\"finished\""));
+        assert!(!finished_before, "killed before it could finish");
+        let (_, err) = run.cli(&sb, extra).expect_code(3);
+        assert!(
+            err.contains("settled by an earlier run")
+                || err.contains("settled from the service's lead list"),
+            "the rerun resumed the killed run: {err}"
+        );
         drop(sb);
         let healthy = TestSandbox::on_db(&db, Faults::default());
         assert_exactly_once(&healthy, 120, allow_duplicates);
     }
+}
+
+/// Waits (bounded) until the run's journal holds `n` attempts; returns how many it holds.
+fn wait_for_attempts(state: &Path, n: u64) -> u64 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let attempts =
+            journal_lines(state).iter().filter(|l| l.contains("\"attempt\"")).count() as u64;
+        if attempts >= n || std::time::Instant::now() > deadline {
+            return attempts;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The lines of the run's journal, or none before it exists.
+fn journal_lines(state: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(state.join("journals")) else { return Vec::new() };
+    entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .flat_map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap_or_default()
+                .lines()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 #[test]

@@ -5,6 +5,12 @@
 //! body's size (413) and that it is JSON (400). A valid notification is answered 200 only after
 //! the journal synced it, so a 200 always means "on disk"; a failed write answers 500 and the
 //! service's retry brings the notification again. Bad requests never stop the receiver.
+//!
+//! Abuse is bounded: a request's headers must arrive within [`HEADER_TIMEOUT`] and fit in
+//! [`MAX_HEADER_BYTES`], its body within [`BODY_TIMEOUT`], and at most [`MAX_CONNECTIONS`]
+//! connections are served at once (the rest wait in the kernel's backlog), so slow or huge
+//! senders can hold neither a worker nor memory for long. That takes our own accept loop with
+//! hyper-util's builder, whose HTTP/1 settings `axum::serve` does not expose.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,17 +18,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::task::{JoinHandle, JoinSet};
 
 use super::error::EventsError;
 use super::journal::{Appended, Journal, JournalClosed};
@@ -33,6 +41,14 @@ use super::{Kind, dedupe_key};
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 /// How long a stop waits for requests in flight and for the journal to close.
 const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+/// A request's headers must arrive within this.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A request's body must arrive within this (a megabyte at a slow 200 KB/s).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The most header bytes a request may send (hyper's read buffer; larger headers are refused).
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 512;
 
 /// How to start a receiver.
 #[derive(Debug, Clone)]
@@ -62,6 +78,7 @@ pub struct Receiver {
 struct Shared {
     journal: Journal,
     secret: Secret,
+    max_body: usize,
 }
 
 impl Receiver {
@@ -76,18 +93,9 @@ impl Receiver {
         let listener = TcpListener::bind(config.bind).await.map_err(bind_error)?;
         let addr = listener.local_addr().map_err(bind_error)?;
         let already_stored = journal.already_stored();
-        let shared = Arc::new(Shared { journal, secret: config.secret });
+        let shared = Arc::new(Shared { journal, secret: config.secret, max_body: config.max_body });
         let (stop, stopping) = oneshot::channel::<()>();
-        let serve = axum::serve(listener, router(shared, config.max_body)).with_graceful_shutdown(
-            async move {
-                let _ = stopping.await;
-            },
-        );
-        let server = tokio::spawn(async move {
-            if let Err(error) = serve.await {
-                tracing::error!("the receiver stopped: {error}");
-            }
-        });
+        let server = tokio::spawn(accept_loop(listener, router(shared, config.max_body), stopping));
         let base_url = format!("http://{addr}/hooks");
         tracing::info!("receiver listening on {base_url}");
         let journal = config.journal;
@@ -127,6 +135,70 @@ async fn stop_requested() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// Accepts connections until `stopping` fires (or its sender is dropped), at most
+/// [`MAX_CONNECTIONS`] at a time, then waits up to [`DRAIN_LIMIT`] for requests in flight.
+async fn accept_loop(listener: TcpListener, router: Router, mut stopping: oneshot::Receiver<()>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let (drain, draining) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    loop {
+        let slot = tokio::select! {
+            _ = &mut stopping => break,
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+        };
+        let accepted = tokio::select! {
+            _ = &mut stopping => break,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let (router, draining) = (router.clone(), draining.clone());
+                connections.spawn(async move {
+                    serve_connection(stream, router, draining).await;
+                    drop(slot);
+                });
+            }
+            Err(error) => {
+                // Usually out of file descriptors: back off instead of spinning.
+                tracing::warn!("receiver accept failed: {error}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        while connections.try_join_next().is_some() {}
+    }
+    drop(listener);
+    let _ = drain.send(true);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(DRAIN_LIMIT, drained).await.is_err() {
+        tracing::warn!("the receiver stopped with requests still in flight");
+    }
+}
+
+async fn serve_connection(stream: TcpStream, router: Router, mut draining: watch::Receiver<bool>) {
+    let _ = stream.set_nodelay(true);
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .max_buf_size(MAX_HEADER_BYTES);
+    builder.http2().timer(TokioTimer::new()).max_header_list_size(MAX_HEADER_BYTES as u32);
+    let service = TowerToHyperService::new(router);
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    loop {
+        tokio::select! {
+            served = connection.as_mut() => {
+                if let Err(error) = served {
+                    tracing::debug!("receiver connection ended: {error}");
+                }
+                return;
+            }
+            _ = draining.changed() => connection.as_mut().graceful_shutdown(),
+        }
+    }
+}
+
 fn router(shared: Arc<Shared>, max_body: usize) -> Router {
     Router::new()
         .route("/hooks/{kind}", post(receive))
@@ -160,14 +232,14 @@ async fn receive(
     State(shared): State<Arc<Shared>>,
     Path(segment): Path<String>,
     _: Authorized,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Response {
     let Some(kind) = Kind::from_segment(&segment) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let body = match body {
+    let body = match read_body(body, shared.max_body).await {
         Ok(body) => body,
-        Err(rejection) => return refuse(rejection.status(), &rejection.body_text()),
+        Err((status, problem)) => return refuse(status, &problem),
     };
     let payload: Value = match serde_json::from_slice(&body) {
         Ok(payload) => payload,
@@ -183,6 +255,34 @@ async fn receive(
             refuse(StatusCode::INTERNAL_SERVER_ERROR, "the notification could not be stored")
         }
     }
+}
+
+/// The whole body, if it arrives within [`BODY_TIMEOUT`] and fits in `limit` bytes.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, (StatusCode, String)> {
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(error)) if is_too_large(&error) => {
+            Err((StatusCode::PAYLOAD_TOO_LARGE, format!("the body is over {limit} bytes")))
+        }
+        Ok(Err(error)) => {
+            Err((StatusCode::BAD_REQUEST, format!("the body could not be read: {error}")))
+        }
+        Err(_) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the body did not arrive within {}s", BODY_TIMEOUT.as_secs()),
+        )),
+    }
+}
+
+fn is_too_large(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if cause.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 fn stored(kind: Kind, key: &str, outcome: Appended) -> Response {

@@ -573,3 +573,182 @@ fn simulation_needs_a_live_assistant_of_the_caller_with_a_webhook() {
     let others = format!("{}/sandbox/conversations/{conversation}/deliveries", sb.base_url);
     assert_eq!(http.send(http.client.get(&others).bearer_auth(BOB)).0, 404, "Bob cannot see it");
 }
+
+/// Sends `bodies` to `url` from `senders` concurrent tasks; returns the indexes the receiver
+/// acknowledged with 200. Stops at the first connection error of each sender (a killed
+/// receiver) and never waits longer than `limit` in all.
+fn send_all(url: &str, bodies: &[String], senders: usize, limit: Duration) -> Vec<usize> {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    runtime.block_on(async {
+        let deadline = tokio::time::Instant::now() + limit;
+        let handles: Vec<_> = (0..senders)
+            .map(|sender| {
+                let (client, url) = (client.clone(), url.to_string());
+                let mine: Vec<(usize, String)> = bodies
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % senders == sender)
+                    .map(|(i, b)| (i, b.clone()))
+                    .collect();
+                tokio::spawn(async move {
+                    let mut acked = Vec::new();
+                    for (i, body) in mine {
+                        let sent = client.post(&url).body(body).send();
+                        match tokio::time::timeout_at(deadline, sent).await {
+                            Ok(Ok(answer)) if answer.status() == 200 => acked.push(i),
+                            Ok(Ok(answer)) => panic!("refused: {}", answer.status()),
+                            Ok(Err(_)) | Err(_) => break,
+                        }
+                    }
+                    acked
+                })
+            })
+            .collect();
+        let mut acked = Vec::new();
+        for handle in handles {
+            acked.extend(handle.await.unwrap());
+        }
+        acked
+    })
+}
+
+fn notification(n: usize) -> String {
+    json!({"conversation_id": format!("load-{n}"), "variables": {"n": n}}).to_string()
+}
+
+fn stored_keys(dir: &Path) -> std::collections::HashMap<String, usize> {
+    let mut keys = std::collections::HashMap::new();
+    for line in journal_lines(dir) {
+        *keys.entry(line["key"].as_str().unwrap().to_string()).or_insert(0) += 1;
+    }
+    keys
+}
+
+/// Peak resident memory of a process, from /proc (Linux), in KiB.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn ten_thousand_notifications_from_64_senders_are_each_stored_once() {
+    const TOTAL: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    let listener = Listener::start(dir.path(), 0);
+    let url = listener.url("conversation-ended");
+    let bodies: Vec<String> = (0..TOTAL).map(notification).collect();
+    let acked = send_all(&url, &bodies, 64, Duration::from_secs(240));
+    assert_eq!(acked.len(), TOTAL, "every notification was acknowledged");
+    // Every one again, as a service retrying: all acknowledged, nothing stored twice.
+    let again = send_all(&url, &bodies[..2_000], 64, Duration::from_secs(120));
+    assert_eq!(again.len(), 2_000);
+    let keys = stored_keys(dir.path());
+    assert_eq!(keys.len(), TOTAL);
+    assert!(keys.values().all(|n| *n == 1), "a key stored twice");
+    if let Some(peak) = peak_rss_kib(listener.child.id()) {
+        assert!(peak < 128 * 1024, "the receiver peaked at {peak} KiB");
+    }
+}
+
+#[test]
+fn every_acknowledged_notification_survives_a_sigkill() {
+    const TOTAL: usize = 3_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut listener = Listener::start(dir.path(), 0);
+    let url = listener.url("conversation-ended");
+    let bodies: Vec<String> = (0..TOTAL).map(notification).collect();
+    let acked = std::thread::scope(|scope| {
+        let sending = scope.spawn(|| send_all(&url, &bodies, 64, Duration::from_secs(120)));
+        // Kill it partway: once the journal holds a few hundred lines.
+        eventually("a few hundred stored", Duration::from_secs(60), || {
+            (journal_lines_lossy(dir.path()) >= 300).then_some(())
+        });
+        listener.child.kill().unwrap();
+        listener.child.wait().unwrap();
+        sending.join().unwrap()
+    });
+    // Lines reach the disk before their 200 reaches the sender, so fewer may be acknowledged.
+    assert!(acked.len() >= 100 && acked.len() < TOTAL, "killed partway: {} acked", acked.len());
+    let restarted = Listener::start(dir.path(), 0);
+    let keys = stored_keys(dir.path());
+    for i in &acked {
+        let key = format!("conversation-ended:conversation_id=load-{i}");
+        assert_eq!(keys.get(&key), Some(&1), "acknowledged {key} is stored once");
+    }
+    let url = restarted.url("conversation-ended");
+    assert_eq!(send_all(&url, &bodies, 64, Duration::from_secs(120)).len(), TOTAL);
+    let keys = stored_keys(dir.path());
+    assert_eq!(keys.len(), TOTAL);
+    assert!(keys.values().all(|n| *n == 1));
+}
+
+/// Complete lines of the journal so far (a line being written is not counted).
+fn journal_lines_lossy(dir: &Path) -> usize {
+    let text = std::fs::read(dir.join("events.jsonl")).unwrap_or_default();
+    text.iter().filter(|b| **b == b'\n').count()
+}
+
+#[test]
+fn slow_senders_and_oversized_headers_are_cut_off() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let listener = Listener::start(dir.path(), 0);
+    let addr =
+        listener.base_url.trim_start_matches("http://").trim_end_matches("/hooks").to_string();
+    let path = format!("/hooks/conversation-ended?token={SECRET}");
+    // A body dribbled a byte at a time is cut off, and the request answered 408 or dropped.
+    let dribbler = std::thread::spawn({
+        let (addr, path) = (addr.clone(), path.clone());
+        move || {
+            let mut stream = TcpStream::connect(&addr).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n");
+            stream.write_all(head.as_bytes()).unwrap();
+            let started = Instant::now();
+            for _ in 0..200 {
+                if stream.write_all(b" ").is_err() || started.elapsed() > Duration::from_secs(20) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            (started.elapsed(), answer)
+        }
+    });
+    // Headers that never end are cut off too.
+    let slow_head = std::thread::spawn({
+        let addr = addr.clone();
+        move || {
+            let mut stream = TcpStream::connect(&addr).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let started = Instant::now();
+            stream.write_all(b"POST /hooks/conversation-ended HTTP/1.1\r\nX-Slow: ").unwrap();
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+            started.elapsed()
+        }
+    });
+    // Meanwhile others are served at once.
+    let http = Http::new();
+    let url = listener.url("conversation-ended");
+    assert_eq!(http.post(&url, notification(1)).0, 200);
+    let huge = "x".repeat(64 * 1024);
+    let refused = http.runtime.block_on(async {
+        let sent =
+            http.client.post(&url).header("x-huge", &huge).body(notification(2)).send().await;
+        sent.map(|answer| answer.status().as_u16())
+    });
+    assert!(matches!(refused, Ok(431) | Err(_)), "oversized headers refused: {refused:?}");
+    let (took, answer) = dribbler.join().unwrap();
+    assert!(took < Duration::from_secs(15), "the slow body was cut off after {took:?}");
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "{answer}");
+    let took = slow_head.join().unwrap();
+    assert!(took < Duration::from_secs(20), "the slow header was cut off after {took:?}");
+    assert_eq!(stored_keys(dir.path()).len(), 1, "only the well-formed notification");
+    assert_eq!(http.post(&url, notification(3)).0, 200, "and the receiver still serves");
+}

@@ -2,6 +2,7 @@
 
 mod cli;
 mod client;
+mod durability;
 mod events;
 mod identity;
 mod import;

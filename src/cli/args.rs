@@ -89,4 +89,8 @@ pub enum Command {
     Init(commands::init::InitArgs),
     /// Run the local reference implementation of the service
     Sandbox(commands::sandbox::SandboxArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the man page (roff)
+    Man,
 }

@@ -6,6 +6,7 @@ mod durability;
 mod events;
 mod identity;
 mod import;
+mod install;
 mod push;
 mod simulation;
 mod support;

@@ -2,6 +2,7 @@
 
 pub mod assistants;
 pub mod campaigns;
+pub mod completions;
 pub mod import;
 pub mod init;
 pub mod leads;

@@ -37,7 +37,7 @@ pub enum SandboxError {
     ReadSeed { path: PathBuf, source: std::io::Error },
 
     #[error(
-        "seed `{seed}` is not valid seed JSON: {source}; expected {{\"users\": [{{\"id\": 1, \"token\": \"...\", \"campaigns\": [...], \"assistants\": [...]}}]}}"
+        "seed `{seed}` is not valid seed JSON: {source}; expected {{\"users\": [{{\"id\": 1, \"token\": \"...\" (or \"tokens\": [\"...\", ...]), \"campaigns\": [...], \"assistants\": [...]}}]}}"
     )]
     ParseSeed { seed: String, source: serde_json::Error },
 

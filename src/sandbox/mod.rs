@@ -58,6 +58,16 @@ pub struct Faults {
     pub fail_rate: f64,
     /// Fraction (0–1) of requests fully performed, then answered by closing the connection.
     pub drop_rate: f64,
+    /// Fraction (0–1) of writes (POST) performed and committed, then answered 500 anyway.
+    pub commit_fail_rate: f64,
+    /// Fraction (0–1) of writes performed and committed whose answer is then held back for
+    /// `stall`: a client with a shorter timeout gives up on a lead that is already stored.
+    pub stall_rate: f64,
+    /// Fraction (0–1) of writes held for `stall` before the handler runs; the handler still runs
+    /// and commits if the client has given up and closed the connection meanwhile.
+    pub slow_commit_rate: f64,
+    /// How long `stall_rate` and `slow_commit_rate` hold a write; must be set when either is.
+    pub stall: Duration,
     /// Requests per second allowed per token; the rest get 429 with `Retry-After`.
     pub rate_limit: Option<u32>,
     /// Delay added to every answer.

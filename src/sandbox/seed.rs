@@ -3,8 +3,13 @@
 //! ```json
 //! {"users": [{"id": 1, "token": "...",
 //!             "campaigns": [{"id": 10, "name": "Spring"}],
-//!             "assistants": [{"id": 5, "name": "Sales", "type": "outbound"}]}]}
+//!             "assistants": [{"id": 5, "name": "Sales", "type": "outbound"}]},
+//!            {"id": 2, "tokens": ["...", "..."]}]}
 //! ```
+//!
+//! A user has one token or more: `token`, `tokens`, or both (`token` then counts first). Every
+//! one of them authenticates as that user, as several API keys of one account do. A token is
+//! unique across the whole seed, and must fit in an `Authorization` header.
 //!
 //! Records take any wire field; omitted ones get defaults (see `defaults.rs`), unknown keys are
 //! ignored. A seed is checked completely when read, so a typo fails at start-up naming the file
@@ -32,7 +37,8 @@ pub struct Seed {
 #[derive(Debug, Clone)]
 pub(crate) struct SeedUser {
     pub id: i64,
-    pub token: String,
+    /// At least one; the first is the user's main token in the database.
+    pub tokens: Vec<String>,
     pub campaigns: Vec<SeedRecord>,
     pub assistants: Vec<SeedRecord>,
 }
@@ -52,7 +58,9 @@ struct RawSeed {
 #[derive(Deserialize)]
 struct RawUser {
     id: i64,
-    token: String,
+    token: Option<String>,
+    #[serde(default)]
+    tokens: Vec<String>,
     #[serde(default)]
     campaigns: Vec<Map<String, Value>>,
     #[serde(default)]
@@ -105,17 +113,52 @@ fn check_users(raw: Vec<RawUser>) -> Result<Vec<SeedUser>, Problem> {
         if !ids.insert(user.id) {
             return Err((format!("{at}.id"), format!("repeats user id {}", user.id)));
         }
-        let token = user.token.trim().to_string();
-        if token.is_empty() || !tokens.insert(token.clone()) {
-            return Err((format!("{at}.token"), "must be non-empty and unique".into()));
-        }
+        let user_tokens = check_tokens(&at, user.token, user.tokens, &mut tokens)?;
         let campaigns =
             check_records::<Campaign>(&at, "campaigns", user.campaigns, &mut campaign_ids)?;
         let assistants =
             check_records::<Assistant>(&at, "assistants", user.assistants, &mut assistant_ids)?;
-        users.push(SeedUser { id: user.id, token, campaigns, assistants });
+        users.push(SeedUser { id: user.id, tokens: user_tokens, campaigns, assistants });
     }
     Ok(users)
+}
+
+/// A user's tokens, `token` first, each trimmed, usable and not seen before in the seed.
+fn check_tokens(
+    user_at: &str,
+    token: Option<String>,
+    more: Vec<String>,
+    seen: &mut HashSet<String>,
+) -> Result<Vec<String>, Problem> {
+    let first = token.map(|token| (format!("{user_at}.token"), token));
+    let rest = more.into_iter().enumerate();
+    let all = first.into_iter().chain(rest.map(|(j, t)| (format!("{user_at}.tokens[{j}]"), t)));
+    let mut tokens = Vec::new();
+    for (at, token) in all {
+        let token = token.trim().to_string();
+        if let Some(problem) = token_problem(&token, seen) {
+            return Err((at, problem.into()));
+        }
+        seen.insert(token.clone());
+        tokens.push(token);
+    }
+    if tokens.is_empty() {
+        let problem = "needs a token: give `token` or a non-empty `tokens` list";
+        return Err((format!("{user_at}.token"), problem.into()));
+    }
+    Ok(tokens)
+}
+
+fn token_problem(token: &str, seen: &HashSet<String>) -> Option<&'static str> {
+    if token.is_empty() {
+        Some("must not be empty")
+    } else if token.chars().any(char::is_control) || !token.is_ascii() {
+        Some("must be printable ASCII, since it travels in an `Authorization` header")
+    } else if seen.contains(token) {
+        Some("repeats a token given earlier in the seed; every token must be unique")
+    } else {
+        None
+    }
 }
 
 fn check_records<R: Record>(
@@ -248,5 +291,38 @@ mod tests {
         let message = problem(json!({"users": [{"id": 1, "token": "t"}, {"id": 2, "token": "t"}]}));
         assert!(message.contains("users[1].token"), "{message}");
         assert!(problem(json!({"people": []})).contains("not valid seed JSON"));
+    }
+
+    #[test]
+    fn a_user_may_have_several_tokens() {
+        let seed = Seed::from_json(
+            "s".into(),
+            json!({"users": [{"id": 1, "token": " a ", "tokens": ["b", "c"]},
+                             {"id": 2, "tokens": ["d"]}]}),
+        )
+        .unwrap();
+        assert_eq!(seed.users[0].tokens, ["a", "b", "c"], "`token` first, trimmed");
+        assert_eq!(seed.users[1].tokens, ["d"]);
+    }
+
+    #[test]
+    fn token_errors_name_the_token() {
+        let cases = [
+            (
+                json!([{"id": 1, "tokens": ["a"]}, {"id": 2, "tokens": ["b", "a"]}]),
+                "users[1].tokens[1]",
+                "unique",
+            ),
+            (json!([{"id": 1, "token": "a", "tokens": ["a"]}]), "users[0].tokens[0]", "unique"),
+            (json!([{"id": 1, "tokens": ["a", " "]}]), "users[0].tokens[1]", "empty"),
+            (json!([{"id": 1, "tokens": []}]), "users[0].token", "needs a token"),
+            (json!([{"id": 1}]), "users[0].token", "needs a token"),
+            (json!([{"id": 1, "token": "a\nb"}]), "users[0].token", "printable ASCII"),
+            (json!([{"id": 1, "token": "a"}, {"id": 2, "token": "a"}]), "users[1].token", "unique"),
+        ];
+        for (users, at, says) in cases {
+            let message = problem(json!({ "users": users }));
+            assert!(message.contains(&format!("`{at}`")) && message.contains(says), "{message}");
+        }
     }
 }

@@ -29,6 +29,20 @@ pub struct SandboxArgs {
     /// Fraction of requests carried out and then left unanswered (connection closed)
     #[arg(long, default_value_t = 0.0, value_parser = fraction)]
     drop_rate: f64,
+    /// Fraction of writes (POST) carried out and committed, then answered 500 anyway
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    commit_fail_rate: f64,
+    /// Fraction of writes carried out and committed whose answer is then held back for
+    /// --stall-ms (a client with a shorter timeout gives up on a stored lead)
+    #[arg(long, default_value_t = 0.0, value_parser = fraction, requires = "stall_ms")]
+    stall_rate: f64,
+    /// Fraction of writes that wait --stall-ms before being carried out, and are carried out
+    /// and committed even if the client has given up meanwhile
+    #[arg(long, default_value_t = 0.0, value_parser = fraction, requires = "stall_ms")]
+    slow_commit_rate: f64,
+    /// How long --stall-rate and --slow-commit-rate hold a write, in milliseconds (1 to 600000)
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    stall_ms: Option<u64>,
     /// Requests per second allowed per token; the rest get 429 with Retry-After
     #[arg(long, value_name = "N")]
     rate_limit: Option<u32>,
@@ -59,6 +73,10 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
     let faults = Faults {
         fail_rate: args.fail_rate,
         drop_rate: args.drop_rate,
+        commit_fail_rate: args.commit_fail_rate,
+        stall_rate: args.stall_rate,
+        slow_commit_rate: args.slow_commit_rate,
+        stall: Duration::from_millis(args.stall_ms.unwrap_or_default()),
         rate_limit: args.rate_limit,
         latency: Duration::from_millis(args.latency_ms),
         seed: args.fault_seed,

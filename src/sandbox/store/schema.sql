@@ -8,6 +8,15 @@ CREATE TABLE IF NOT EXISTS users (
     token TEXT NOT NULL UNIQUE
 );
 
+-- Every token of every user; users.token is the first of them, kept for databases made before
+-- users could have several. The INSERT brings such a database's tokens over (and is a no-op
+-- once they are here, since users.token is always among its user's tokens).
+CREATE TABLE IF NOT EXISTS user_tokens (
+    token   TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id)
+);
+INSERT OR IGNORE INTO user_tokens (token, user_id) SELECT token, id FROM users;
+
 CREATE TABLE IF NOT EXISTS campaigns (
     id                          INTEGER PRIMARY KEY,
     user_id                     INTEGER NOT NULL REFERENCES users(id),

@@ -1,7 +1,9 @@
 //! Loading a seed: users, campaigns and assistants are upserted by id, in one transaction, so a
 //! seed can be applied to an existing database again and again. A record already in the database
-//! keeps the fields the seed leaves out; a new one gets the defaults. Ownership never moves: a
-//! seed that would hand one tenant's campaign to another is refused, since leads point at it.
+//! keeps the fields the seed leaves out; a new one gets the defaults. A user's tokens are
+//! replaced by the seed's. Ownership never moves: a seed that would hand one tenant's campaign
+//! to another is refused, since leads point at it; a token of a user the seed does not name
+//! stays that user's.
 
 use std::collections::HashMap;
 
@@ -27,7 +29,7 @@ impl Store {
     /// Every token and the user it identifies.
     pub(crate) async fn tokens(&self) -> Result<HashMap<String, i64>, SandboxError> {
         self.run("reading tokens", |tx| {
-            let mut statement = tx.prepare("SELECT token, id FROM users")?;
+            let mut statement = tx.prepare("SELECT token, user_id FROM user_tokens")?;
             let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
@@ -42,8 +44,9 @@ impl Store {
 fn apply(tx: &Transaction<'_>, seed: &Seed) -> Result<(), SandboxError> {
     let conflict =
         |problem: String| SandboxError::SeedConflict { seed: seed.name.clone(), problem };
+    release_tokens(tx, seed)?;
     for user in &seed.users {
-        upsert_user(tx, user.id, &user.token)?.map_err(conflict)?;
+        upsert_user(tx, user.id, &user.tokens)?.map_err(conflict)?;
     }
     for user in &seed.users {
         for record in &user.campaigns {
@@ -58,29 +61,51 @@ fn apply(tx: &Transaction<'_>, seed: &Seed) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// `Ok(Err(problem))` when the token already belongs to another user.
+/// Takes every token from the users the seed names, so that it can hand them out afresh, even
+/// swapped between two users. `users.token` is unique, so it holds a placeholder meanwhile: a
+/// control character keeps it from ever matching a seed token or an `Authorization` header.
+fn release_tokens(tx: &Transaction<'_>, seed: &Seed) -> Result<(), SandboxError> {
+    for user in &seed.users {
+        tx.execute("DELETE FROM user_tokens WHERE user_id = ?1", [user.id])?;
+        let placeholder = format!("\u{1}released-{}", user.id);
+        tx.execute("UPDATE users SET token = ?2 WHERE id = ?1", params![user.id, placeholder])?;
+    }
+    Ok(())
+}
+
+/// Gives user `id` (its old tokens released) exactly `tokens`, the first as its main token: a
+/// reseed replaces a user's tokens. `Ok(Err(problem))` when one of them already belongs to another user.
 fn upsert_user(
     tx: &Transaction<'_>,
     id: i64,
-    token: &str,
+    tokens: &[String],
 ) -> Result<Result<(), String>, SandboxError> {
-    let holder: Option<i64> = tx
-        .query_row(
-            "SELECT id FROM users WHERE token = ?1 AND id != ?2",
-            params![token, id],
-            |row| row.get(0),
-        )
-        .optional()?;
-    if let Some(holder) = holder {
-        return Ok(Err(format!(
-            "the token of user {id} already belongs to user {holder}; give user {holder} another token in the seed"
-        )));
+    let Some(main) = tokens.first() else {
+        return Ok(Err(format!("user {id} has no token; give it `token` or `tokens` in the seed")));
+    };
+    for (index, token) in tokens.iter().enumerate() {
+        let holder: Option<i64> = tx
+            .query_row(
+                "SELECT user_id FROM user_tokens WHERE token = ?1 AND user_id != ?2",
+                params![token, id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(holder) = holder {
+            return Ok(Err(format!(
+                "token {} of user {id} already belongs to user {holder}, who is not in the seed; give user {id} another token, or add user {holder} to the seed with tokens of its own",
+                index + 1
+            )));
+        }
     }
     tx.execute(
         "INSERT INTO users (id, token) VALUES (?1, ?2)
          ON CONFLICT(id) DO UPDATE SET token = excluded.token",
-        params![id, token],
+        params![id, main],
     )?;
+    for token in tokens {
+        tx.execute("INSERT INTO user_tokens (token, user_id) VALUES (?1, ?2)", params![token, id])?;
+    }
     Ok(Ok(()))
 }
 

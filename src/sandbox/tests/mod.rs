@@ -52,6 +52,11 @@ async fn with_faults(faults: Faults) -> Harness {
     start(SandboxConfig { faults, ..SandboxConfig::default() }).await
 }
 
+/// An in-memory sandbox loaded with `seed`, no faults.
+fn in_memory(seed: Seed) -> SandboxConfig {
+    SandboxConfig { seed: Some(seed), ..SandboxConfig::default() }
+}
+
 fn on_file(db: &Path, seed: Option<Seed>, faults: Faults) -> SandboxConfig {
     SandboxConfig { db: Some(db.to_path_buf()), seed, faults, ..SandboxConfig::default() }
 }

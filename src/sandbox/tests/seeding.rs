@@ -131,3 +131,70 @@ fn seed_files_errors_name_the_file() {
     .unwrap();
     assert_eq!(Seed::from_path(&good).unwrap().user_count(), 1);
 }
+
+fn lead_for(campaign: i64) -> serde_json::Value {
+    json!({"phone_number": "+15550000001", "campaign_id": campaign})
+}
+
+#[tokio::test]
+async fn every_token_of_a_user_is_that_user() {
+    let two_tokens = seed(json!({"users": [
+        {"id": 1, "token": "tok-a", "tokens": ["tok-b"], "campaigns": [{"id": 10}, {"id": 11}]},
+        {"id": 2, "tokens": ["tok-c"], "campaigns": [{"id": 20}]}]}));
+    let h = start(super::in_memory(two_tokens)).await;
+    let created = h.post(Some("tok-a"), "/user/lead", lead_for(10)).await;
+    assert_eq!(created.status, StatusCode::OK, "{}", created.body);
+    let id = created.body["data"]["id"].as_i64().unwrap();
+    for token in ["tok-a", "tok-b"] {
+        assert_eq!(ids(&h.get(Some(token), "/user/leads").await.body), [id], "{token}");
+        assert_eq!(ids(&h.get(Some(token), "/user/campaigns").await.body), [10, 11], "{token}");
+    }
+    assert!(ids(&h.get(Some("tok-c"), "/user/leads").await.body).is_empty());
+    assert_eq!(ids(&h.get(Some("tok-c"), "/user/campaigns").await.body), [20]);
+    let duplicate = h.post(Some("tok-b"), "/user/lead", lead_for(10)).await;
+    assert_eq!(duplicate.status, StatusCode::UNPROCESSABLE_ENTITY, "one user, one duplicate rule");
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_reseed_replaces_tokens_and_may_swap_them_between_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sandbox.db");
+    let first = seed(json!({"users": [
+        {"id": 1, "tokens": ["tok-a", "tok-b"], "campaigns": [{"id": 10}]},
+        {"id": 2, "token": "tok-c", "campaigns": [{"id": 20}]}]}));
+    start(on_file(&db, Some(first), Faults::default())).await.stop().await;
+    let swapped = seed(json!({"users": [
+        {"id": 1, "token": "tok-c"}, {"id": 2, "tokens": ["tok-a", "tok-d"]}]}));
+    let h = start(on_file(&db, Some(swapped), Faults::default())).await;
+    assert_eq!(ids(&h.get(Some("tok-c"), "/user/campaigns").await.body), [10]);
+    for token in ["tok-a", "tok-d"] {
+        assert_eq!(ids(&h.get(Some(token), "/user/campaigns").await.body), [20], "{token}");
+    }
+    let dropped = h.get(Some("tok-b"), "/user/campaigns").await;
+    assert_eq!(dropped.status, StatusCode::UNAUTHORIZED, "a token the seed left out is gone");
+    h.stop().await;
+    let h = start(on_file(&db, None, Faults::default())).await;
+    assert_eq!(ids(&h.get(Some("tok-d"), "/user/campaigns").await.body), [20], "kept on file");
+    h.stop().await;
+}
+
+#[tokio::test]
+async fn a_database_from_before_several_tokens_keeps_its_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sandbox.db");
+    start(on_file(&db, None, Faults::default())).await.stop().await;
+    // What an older sandbox left behind: one token per user, in `users.token` only.
+    let old = rusqlite::Connection::open(&db).unwrap();
+    old.execute_batch("DROP TABLE user_tokens").unwrap();
+    drop(old);
+    let h = start(on_file(&db, None, Faults::default())).await;
+    assert_eq!(ids(&h.get(Some(DEMO_TOKEN), "/user/campaigns").await.body), [1, 2, 3]);
+    h.stop().await;
+    let taken = seed(json!({"users": [{"id": 9, "tokens": ["fresh", DEMO_TOKEN]}]}));
+    let error = Sandbox::start(on_file(&db, Some(taken), Faults::default()), localhost())
+        .await
+        .err()
+        .unwrap();
+    assert!(error.to_string().contains("token 2 of user 9 already belongs to user 1"), "{error}");
+}

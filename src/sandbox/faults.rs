@@ -10,8 +10,9 @@
 //! | `commit_fail_rate` | POST | runs, commits | 500 |
 //! | `stall_rate` | POST | runs, commits | the answer `stall` later (or its own timeout) |
 //! | `slow_commit_rate` | POST | runs `stall` later, commits even if the client left | the answer `stall` later (or its own timeout) |
+//! | `garble_rate` | POST | runs, commits | 200 with an HTML page instead of the record |
 //!
-//! The last three are the "write in doubt" cases, so they strike writes only: a GET commits
+//! The last four are the "write in doubt" cases, so they strike writes only: a GET commits
 //! nothing, and failing or stalling reads would only slow down the checks that a client makes
 //! to resolve its doubts. They combine: a write may commit slowly, then be answered 500, late.
 //! A slow commit runs its handler in a task of its own because hyper drops a request's future
@@ -81,6 +82,7 @@ struct Plan {
     commit_fail: bool,
     stall: bool,
     slow_commit: bool,
+    garble: bool,
 }
 
 /// Mixed into the fault seed for the write-fault stream, so the two streams differ.
@@ -97,6 +99,7 @@ impl FaultState {
         check_rate("commit_fail_rate", faults.commit_fail_rate)?;
         check_rate("stall_rate", faults.stall_rate)?;
         check_rate("slow_commit_rate", faults.slow_commit_rate)?;
+        check_rate("garble_rate", faults.garble_rate)?;
         check_stall(faults)?;
         let limiter = match faults.rate_limit {
             None => None,
@@ -120,19 +123,25 @@ impl FaultState {
     /// Whether no fault can ever fire, so the middleware can be left out of the router.
     pub(crate) fn is_inert(&self) -> bool {
         let f = &self.faults;
-        let rates =
-            [f.fail_rate, f.drop_rate, f.commit_fail_rate, f.stall_rate, f.slow_commit_rate];
+        let rates = [
+            f.fail_rate,
+            f.drop_rate,
+            f.commit_fail_rate,
+            f.stall_rate,
+            f.slow_commit_rate,
+            f.garble_rate,
+        ];
         rates.iter().all(|rate| *rate == 0.0) && f.rate_limit.is_none() && f.latency.is_zero()
     }
 
-    /// Draws six values whatever the request, and keeps the write faults for writes.
+    /// Draws seven values whatever the request, and keeps the write faults for writes.
     fn plan(&self, write: bool) -> Plan {
         let mut rng = self.rng.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let Streams { any, writes } = &mut *rng;
         let (fail, unavailable, drop): (f64, bool, f64) =
             (any.random(), any.random(), any.random());
-        let (commit_fail, stall, slow_commit): (f64, f64, f64) =
-            (writes.random(), writes.random(), writes.random());
+        let (commit_fail, stall, slow_commit, garble): (f64, f64, f64, f64) =
+            (writes.random(), writes.random(), writes.random(), writes.random());
         let status = if unavailable {
             StatusCode::SERVICE_UNAVAILABLE
         } else {
@@ -145,6 +154,7 @@ impl FaultState {
             commit_fail: write && commit_fail < f.commit_fail_rate,
             stall: write && stall < f.stall_rate,
             slow_commit: write && slow_commit < f.slow_commit_rate,
+            garble: write && garble < f.garble_rate,
         }
     }
 
@@ -217,11 +227,23 @@ async fn perform(faults: &Faults, plan: &Plan, request: Request, next: Next) -> 
     }
     if plan.commit_fail {
         response = server_error(StatusCode::INTERNAL_SERVER_ERROR, "commit-fail");
+    } else if plan.garble && response.status().is_success() {
+        response = garbled();
     }
     if plan.stall {
         tokio::time::sleep(faults.stall).await;
         mark(&mut response, "stall");
     }
+    response
+}
+
+/// A success that does not carry the record: what a proxy's error page or a misconfigured
+/// endpoint could send after the work was done.
+fn garbled() -> Response {
+    let page = "<html><body>OK</body></html>";
+    let mut response =
+        (StatusCode::OK, [(header::CONTENT_TYPE, "text/html")], page).into_response();
+    mark(&mut response, "garble");
     response
 }
 

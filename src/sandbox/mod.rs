@@ -66,6 +66,9 @@ pub struct Faults {
     /// Fraction (0–1) of writes held for `stall` before the handler runs; the handler still runs
     /// and commits if the client has given up and closed the connection meanwhile.
     pub slow_commit_rate: f64,
+    /// Fraction (0–1) of writes performed and committed, then answered 200 with a body that is
+    /// not the record (an HTML page): a success that does not say what it created.
+    pub garble_rate: f64,
     /// How long `stall_rate` and `slow_commit_rate` hold a write; must be set when either is.
     pub stall: Duration,
     /// Requests per second allowed per token; the rest get 429 with `Retry-After`.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use leadsync::sandbox::Faults;
 
-use crate::support::{ALICE, BOB, Cli, TestSandbox, json, write};
+use crate::support::{ALICE, ALICE_ROTATED, BOB, Cli, TestSandbox, json, write};
 
 /// A sheet of `rows` leads for campaign 10 ("Spring Outreach"): every 10th row has an invalid
 /// number, every 3rd a secondary contact, and with `repeat` every 7th repeats the number before.
@@ -407,4 +407,101 @@ fn only_journal(state: &Path) -> PathBuf {
         .collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
     entries.pop().unwrap()
+}
+
+/// A sandbox whose writes misbehave after committing, in one of the ways that leave a write in
+/// doubt, with duplicates allowed so that any resend of a stored row would be a second lead.
+#[test]
+fn writes_that_commit_then_fail_stall_or_garble_are_reconciled_never_doubled() {
+    let stall = Duration::from_millis(1_500);
+    let cases = [
+        ("a 500 after the commit", Faults { commit_fail_rate: 0.3, ..Faults::default() }),
+        (
+            "an answer stalled past the timeout",
+            Faults { stall_rate: 0.3, stall, ..Faults::default() },
+        ),
+        (
+            "a commit after the client gave up",
+            Faults { slow_commit_rate: 0.3, stall, ..Faults::default() },
+        ),
+        ("a 200 that is not the record", Faults { garble_rate: 0.3, ..Faults::default() }),
+    ];
+    for (what, faults) in cases {
+        let sb = TestSandbox::with_faults(Faults { seed: Some(11), ..faults });
+        let run = Run::new(&sb, 40, true);
+        let (_, err) = run.cli(&sb, &["--allow-duplicates", "--timeout", "1"]).expect_code(3);
+        assert!(err.contains("rows settled from the service's lead list"), "{what}: {err}");
+        let report = run.report();
+        assert_eq!(summary_count(&report, "created"), 36, "{what}: every valid row created");
+        assert_eq!(summary_count(&report, "failed"), 0, "{what}");
+        let healthy = sb.reopen();
+        assert_exactly_once(&healthy, 40, true);
+    }
+}
+
+/// A commit slower than the deadline rule allows, with no resends: the rows stay in doubt, the
+/// journal is not finished, and the next run settles them from the lead list.
+#[test]
+fn rows_still_in_doubt_keep_the_run_unfinished_until_a_later_run_settles_them() {
+    let keep = tempfile::tempdir().unwrap();
+    let db = keep.path().join("sandbox.db");
+    let faults = Faults {
+        slow_commit_rate: 0.25,
+        stall: Duration::from_millis(3_000),
+        seed: Some(5),
+        ..Faults::default()
+    };
+    let sb = TestSandbox::on_db(&db, faults);
+    let port = sb.port();
+    // The sheet, journal and report outlive the sandbox's own folder.
+    let run = Run {
+        dir: keep.path().to_path_buf(),
+        csv: write(keep.path(), "leads.csv", &sheet(30, true)),
+    };
+    let extra = ["--allow-duplicates", "--timeout", "1", "--max-retries", "0"];
+    let (_, err) = run.cli(&sb, &extra).expect_code(3);
+    let report = run.report();
+    let in_doubt = summary_count(&report, "failed");
+    assert!(in_doubt > 0, "some rows were left in doubt: {err}");
+    let journal = journal_lines(&run.dir.join("state"));
+    assert!(!journal.iter().any(|l| l.contains("\"finished\"")), "not finished with rows in doubt");
+    drop(sb);
+    // The slow commits land meanwhile; the next run finds them instead of sending them again.
+    std::thread::sleep(Duration::from_millis(3_000));
+    let sb = TestSandbox::on_db_at(&db, Faults::default(), port);
+    let (_, err) = run.cli(&sb, &extra).expect_code(3);
+    assert!(
+        err.contains(&format!("{in_doubt} rows settled from the service's lead list")),
+        "{err}"
+    );
+    let journal = journal_lines(&run.dir.join("state"));
+    assert!(journal.last().unwrap().contains("\"finished\""), "finished now");
+    assert_exactly_once(&sb, 30, true);
+}
+
+#[test]
+fn a_token_rotated_between_runs_resumes_the_same_run() {
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(10),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 120, true);
+    let mut child = run.spawn(&sb, &["--allow-duplicates", "--concurrency", "2"]);
+    wait_for_attempts(&run.dir.join("state"), 20);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = journal_lines(&run.dir.join("state"));
+    assert!(before[0].contains("\"account\":\"user:1\""), "{}", before[0]);
+    let (_, err) = sb
+        .cli(ALICE_ROTATED)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .args(["import"])
+        .args([&run.csv])
+        .args(defaults(&[]))
+        .args(["--allow-duplicates"])
+        .expect_code(3);
+    let after = journal_lines(&run.dir.join("state"));
+    assert_eq!(after[0], before[0], "the same run, not a new one: {err}");
+    assert!(!err.contains(ALICE_ROTATED) && !after.iter().any(|l| l.contains("token-alice")));
+    assert_exactly_once(&sb, 120, true);
 }

@@ -1,7 +1,9 @@
 //! A randomized, seeded simulation of the exactly-once promise. Each case draws a workbook of
 //! three sheets and picks one, then runs the real binary against a sandbox (loopback, real
 //! SQLite file) with random faults, killing it with SIGKILL at random points and restarting the
-//! sandbox with new faults in between, and finally lets it run to the end. Afterwards:
+//! sandbox with new faults in between (5xx before and after the commit, dropped connections,
+//! stalled and slow commits, garbled successes, 429s), rotating the account's token between
+//! runs, and finally lets it run to the end. Afterwards:
 //! - every valid row of the chosen sheet is on the service exactly once, with its own
 //!   variables, and nothing else is there (no other sheet's row, no copy);
 //! - every valid row is reported created, with the id of the lead the service holds for it.
@@ -19,7 +21,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::identity::workbook;
-use crate::support::{ALICE, TestSandbox, json};
+use crate::support::{ALICE, ALICE_ROTATED, TestSandbox, json};
 
 const DEFAULT_CASES: u64 = 16;
 const DEFAULT_SEED: u64 = 20_261_123;
@@ -121,24 +123,39 @@ impl Case {
         Case { rng, dir, sheet, rows, allow_duplicates, concurrency }
     }
 
+    /// Faults of every kind, each off or at a random rate. A stall stays within the commit
+    /// deadline the client assumes (twice its 1 s timeout).
     fn faults(&mut self) -> Faults {
         let rng = &mut self.rng;
+        let mut rate = || [0.0, 0.0, 0.1, 0.25][rng.random_range(0..4)];
+        let (fail_rate, drop_rate, commit_fail_rate) = (rate(), rate(), rate());
+        let (stall_rate, slow_commit_rate, garble_rate) = (rate(), rate(), rate());
         Faults {
-            fail_rate: [0.0, 0.1, 0.25][rng.random_range(0..3)],
-            drop_rate: [0.0, 0.1, 0.25][rng.random_range(0..3)],
+            fail_rate,
+            drop_rate,
+            commit_fail_rate,
+            stall_rate,
+            slow_commit_rate,
+            garble_rate,
+            stall: Duration::from_millis(rng.random_range(200..1_500)),
             rate_limit: rng.random_bool(0.2).then_some(200),
             latency: Duration::from_millis(rng.random_range(0..15)),
             seed: Some(rng.random()),
-            ..Faults::default()
         }
     }
 
-    fn command(&self, sb: &TestSandbox) -> Command {
+    /// The account's token for the next run: rotated at random, as an admin might.
+    fn token(&mut self) -> &'static str {
+        if self.rng.random_bool(0.5) { ALICE } else { ALICE_ROTATED }
+    }
+
+    fn command(&mut self, sb: &TestSandbox) -> Command {
+        let token = self.token();
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("leadsync"));
         let book = self.dir.path().join("book.xlsx");
         cmd.env_remove("LEADSYNC_TOKEN_FILE")
             .env("LEADSYNC_BASE_URL", &sb.base_url)
-            .env("LEADSYNC_TOKEN", ALICE)
+            .env("LEADSYNC_TOKEN", token)
             .env("LEADSYNC_STATE_DIR", self.dir.path().join("state"))
             .arg("import")
             .arg(book)

@@ -11,7 +11,7 @@ use leadsync::sandbox::{Faults, Sandbox, SandboxConfig, Seed};
 /// Two tenants with known tokens, campaigns and assistants.
 pub const SEED: &str = r#"{
   "users": [
-    {"id": 1, "token": "token-alice",
+    {"id": 1, "token": "token-alice", "tokens": ["token-alice-rotated"],
      "campaigns": [
        {"id": 10, "name": "Spring Outreach", "max_calls_in_parallel": 3},
        {"id": 11, "name": "Renewals"},
@@ -30,6 +30,8 @@ pub const SEED: &str = r#"{
 }"#;
 
 pub const ALICE: &str = "token-alice";
+/// Alice's second token: the same account after a token rotation.
+pub const ALICE_ROTATED: &str = "token-alice-rotated";
 pub const BOB: &str = "token-bob";
 
 /// A running sandbox, stopped when dropped, with its own runtime and temp dir.

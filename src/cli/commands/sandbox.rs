@@ -40,6 +40,10 @@ pub struct SandboxArgs {
     /// and committed even if the client has given up meanwhile
     #[arg(long, default_value_t = 0.0, value_parser = fraction, requires = "stall_ms")]
     slow_commit_rate: f64,
+    /// Fraction of writes carried out and committed, then answered 200 with an HTML page
+    /// instead of the record
+    #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+    garble_rate: f64,
     /// How long --stall-rate and --slow-commit-rate hold a write, in milliseconds (1 to 600000)
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
     stall_ms: Option<u64>,
@@ -76,6 +80,7 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
         commit_fail_rate: args.commit_fail_rate,
         stall_rate: args.stall_rate,
         slow_commit_rate: args.slow_commit_rate,
+        garble_rate: args.garble_rate,
         stall: Duration::from_millis(args.stall_ms.unwrap_or_default()),
         rate_limit: args.rate_limit,
         latency: Duration::from_millis(args.latency_ms),

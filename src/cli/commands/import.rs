@@ -232,10 +232,14 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
             &serde_json::json!({ "summary": result.outcome.summary, "run": result.run, "push": push }),
         )?;
     }
-    Ok(match &result.push {
-        Some(p) if p.interrupted => Outcome::Interrupted,
-        _ if result.outcome.summary.has_problems() => Outcome::Problems,
-        _ => Outcome::Success,
+    // Ctrl-C wins over the counts in every mode: the counts cover part of the file only.
+    let interrupted = result.run.interrupted || result.push.as_ref().is_some_and(|p| p.interrupted);
+    Ok(if interrupted {
+        Outcome::Interrupted
+    } else if result.outcome.summary.has_problems() {
+        Outcome::Problems
+    } else {
+        Outcome::Success
     })
 }
 
@@ -264,9 +268,6 @@ fn push_lines(push: &crate::push::PushSummary, summary: &crate::report::Summary)
     }
     if summary.failed > 0 {
         out.push_str("failed rows are retried by running the same command again\n");
-    }
-    if push.interrupted {
-        out.push_str("interrupted: run the same command again to continue where it stopped\n");
     }
     out.push_str(&format!("journal: {}\n", push.journal.display()));
     out

@@ -120,10 +120,10 @@ fn timeout_secs(raw: &str) -> Result<f64, String> {
 
 /// 0 means no limit; anything else must lie in [`RATE`].
 pub fn rate(raw: &str) -> Result<f64, String> {
-    match raw.trim().parse::<f64>() {
-        Ok(zero) if zero == 0.0 => Ok(0.0),
-        _ => bounded(raw, RATE, "requests per second", ", or 0 for no limit (default 5)"),
+    if raw.trim().parse::<f64>() == Ok(0.0) {
+        return Ok(0.0);
     }
+    bounded(raw, RATE, "requests per second", ", or 0 for no limit (default 5)")
 }
 
 pub fn max_retries(raw: &str) -> Result<u32, String> {

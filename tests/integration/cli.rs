@@ -280,7 +280,7 @@ fn ctrl_c_stops_a_sync_with_exit_130_and_a_partial_report_then_the_next_sync_fin
     let first = json(&std::fs::read_to_string(&report).unwrap());
     assert_eq!(first["run"]["interrupted"], true, "{}", first["run"]);
     let created = first["summary"]["created"].as_u64().unwrap();
-    assert!(created >= 5 && created < ROWS, "{}", first["summary"]);
+    assert!((5..ROWS).contains(&created), "{}", first["summary"]);
     let read = first["summary"]["rows"].as_u64().unwrap();
     assert!(read < ROWS, "the sync stopped reading part-way: {}", first["summary"]);
     let banner = format!("interrupted: only the first {read} rows were read; ");

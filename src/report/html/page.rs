@@ -127,7 +127,7 @@ impl Page<'_> {
         };
         if self.run.interrupted {
             let (title, text) = self.interrupted();
-            banner("stop", &title, text)?;
+            banner("stop", &title, &text)?;
         }
         if self.run.dry_run {
             let text = "No lead was created and nobody will be called. This page shows what \
@@ -149,23 +149,20 @@ impl Page<'_> {
     }
 
     /// The interrupted banner's title and text: the page covers part of the file only.
-    fn interrupted(&self) -> (String, &'static str) {
+    fn interrupted(&self) -> (String, String) {
         let title = match self.summary.rows {
             0 => "Interrupted: no row was read".to_string(),
             1 => "Interrupted: only the first row was read".to_string(),
             n => format!("Interrupted: only the first {} rows were read", thousands(n)),
         };
-        let text = match self.run.dry_run {
-            true => {
-                "Ctrl-C stopped the run. The counts, charts and rows on this page cover \
-                     those rows, not the whole file: run it again to the end to check every row."
-            }
-            false => {
-                "Ctrl-C stopped the run. The counts, charts and rows on this page cover \
-                      those rows, not the whole file: run the same command again to continue \
-                      where it stopped."
-            }
+        let next = match self.run.dry_run {
+            true => "run it again to the end to check every row",
+            false => "run the same command again to continue where it stopped",
         };
+        let text = format!(
+            "Ctrl-C stopped the run. The counts, charts and rows on this page cover those rows, \
+             not the whole file: {next}."
+        );
         (title, text)
     }
 

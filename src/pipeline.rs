@@ -154,6 +154,7 @@ pub async fn import(
         source: opts.location.clone(),
         sheet: source.sheet.clone(),
         dry_run: send.is_none(),
+        interrupted: false,
         campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
         blank_rows: 0,
         headers: headers.clone(),
@@ -194,6 +195,9 @@ pub async fn import(
     let (blank_rows, stream_result) = stages.await.expect("the row stages do not panic")?;
     run.blank_rows = blank_rows;
     run.finished_at = now();
+    // Ctrl-C stops reading and sending, so the reports cover only the rows handled so far. One
+    // that lands after the last row still counts: a whole report marked partial is the safe error.
+    run.interrupted = stop.load(Ordering::Relaxed);
     // Reports are finished even when reading stopped half-way, so the rows seen are not lost.
     let outcome = reports.finish(&run)?;
     stream_result?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use super::args::{GlobalArgs, OutputMode};
+use super::args::{GlobalArgs, OutputMode, TIMEOUT_SECS};
 use crate::client::{ClientConfig, ConfigError, Token};
 
 /// Which service a command talks to.
@@ -32,10 +32,7 @@ pub struct Config {
 
 impl Config {
     pub fn from_args(args: &GlobalArgs) -> anyhow::Result<Config> {
-        if !(args.timeout.is_finite() && args.timeout > 0.0) {
-            bail!("`--timeout` must be a positive number of seconds, got `{}`", args.timeout);
-        }
-        let timeout = Duration::from_secs_f64(args.timeout);
+        let timeout = timeout(args.timeout)?;
         // A missing service is an error only for commands that need one (`init` and offline
         // dry runs do not), so it is kept until `target()` is asked for.
         let (target, target_error) = match resolve_target(args, timeout) {
@@ -61,6 +58,16 @@ impl Config {
             (None, None) => unreachable!("one of target and target_error is always set"),
         }
     }
+}
+
+/// clap's parser already holds the timeout to its range; this keeps `GlobalArgs` built in code
+/// from reaching `Duration::from_secs_f64`, which panics on a value too large for a `Duration`.
+fn timeout(secs: f64) -> anyhow::Result<Duration> {
+    if !TIMEOUT_SECS.contains(&secs) {
+        let (min, max) = (TIMEOUT_SECS.start(), TIMEOUT_SECS.end());
+        bail!("`--timeout` must be {min} to {max} seconds, got `{secs}`: pass one in that range");
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 fn resolve_target(args: &GlobalArgs, timeout: Duration) -> anyhow::Result<Target> {

@@ -100,6 +100,7 @@ mod tests {
         assert_eq!(doc["summary"]["rows"], 10);
         assert_eq!(doc["summary"]["rejected"], 4);
         assert_eq!(doc["rows"][1]["errors"][0]["code"], "invalid_phone");
+        assert_eq!(doc["run"]["interrupted"], false);
         assert_eq!(doc["rows"][0]["variables"]["name"], "Jürgen Müller");
         let row_keys: Vec<_> = doc["rows"][0].as_object().unwrap().keys().cloned().collect();
         let expected = ["row", "status", "phone", "campaign_id", "lead_id", "variables", "errors"];
@@ -129,11 +130,15 @@ mod tests {
     fn schema_rejects_what_the_contract_forbids() {
         let validator = validator();
         let good = report(&rows());
-        let breakages: [(&str, Breakage); 5] = [
+        let breakages: [(&str, Breakage); 7] = [
             ("unknown status", |d| d["rows"][0]["status"] = json!("maybe")),
             ("unknown code", |d| d["rows"][1]["errors"][0]["code"] = json!("bad_vibes")),
             ("extra summary key", |d| d["summary"]["extra"] = json!(1)),
             ("extra issue key", |d| d["rows"][1]["errors"][0]["hint"] = json!("x")),
+            ("run without interrupted", |d| {
+                d["run"].as_object_mut().unwrap().remove("interrupted");
+            }),
+            ("interrupted as text", |d| d["run"]["interrupted"] = json!("yes")),
             ("missing rows", |d| {
                 d.as_object_mut().unwrap().remove("rows");
             }),

@@ -179,6 +179,9 @@ pub struct RunInfo {
     pub sheet: Option<String>,
     /// True for `--dry-run`: nothing was sent.
     pub dry_run: bool,
+    /// Ctrl-C stopped the run: the rows and counts cover only the rows handled before it, not
+    /// the whole file. Every writer says so, so a partial report is never taken for a whole one.
+    pub interrupted: bool,
     /// False with `--offline`: campaigns were not checked against the service.
     pub campaigns_checked: bool,
     /// Entirely blank rows, skipped without a report row.

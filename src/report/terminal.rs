@@ -1,5 +1,6 @@
-//! The short summary printed on stderr when a run ends: what happened, the three most common
-//! reasons rows were refused and how to fix them, and where the full reports are.
+//! The short summary printed on stderr when a run ends: whether Ctrl-C cut it short, what
+//! happened, the three most common reasons rows were refused and how to fix them, and where the
+//! full reports are.
 
 use std::fmt::Write;
 
@@ -11,6 +12,9 @@ const TOP: usize = 3;
 /// A few plain lines (no colour: the caller decides about the terminal), ending in a newline.
 pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
     let mut out = String::new();
+    if run.interrupted {
+        out.push_str(&interrupted(&outcome.summary, run));
+    }
     if run.dry_run {
         out.push_str("dry run: nothing was sent\n");
     }
@@ -26,15 +30,30 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
     if !run.campaigns_checked {
         out.push_str("campaigns were not checked against the service (offline)\n");
     }
+    let partial = if run.interrupted { "partial " } else { "" };
     match outcome.paths.as_slice() {
         [] => {}
-        [path] => _ = writeln!(out, "report: {}", path.display()),
+        [path] => _ = writeln!(out, "{partial}report: {}", path.display()),
         paths => {
             let list: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
-            let _ = writeln!(out, "reports: {}", list.join(", "));
+            let _ = writeln!(out, "{partial}reports: {}", list.join(", "));
         }
     }
     out
+}
+
+/// First, because every count below it covers only part of the file.
+fn interrupted(summary: &Summary, run: &RunInfo) -> String {
+    let next = match run.dry_run {
+        true => "run it again to the end to check every row",
+        false => "run the same command again to continue where it stopped",
+    };
+    let read = match summary.rows {
+        0 => return format!("interrupted: no row was read; {next}\n"),
+        1 => "only the first row was read".to_string(),
+        n => format!("only the first {} rows were read", thousands(n)),
+    };
+    format!("interrupted: {read}; the counts and reports cover those, not the whole file; {next}\n")
 }
 
 /// `1,000 rows: 940 valid, 40 rejected, …`, naming only the statuses that occurred.
@@ -107,6 +126,26 @@ campaigns were not checked against the service (offline)
 reports: r.json, r.html
 ";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn an_interrupted_run_says_first_that_its_counts_are_partial() {
+        let mut run = run_info();
+        run.interrupted = true;
+        let text = terminal_summary(&outcome(), &run);
+        let first = text.lines().next().unwrap();
+        assert_eq!(
+            first,
+            "interrupted: only the first 1,000 rows were read; the counts and reports cover \
+             those, not the whole file; run it again to the end to check every row"
+        );
+        assert!(text.ends_with("partial reports: r.json, r.html\n"), "{text}");
+        run.dry_run = false;
+        let text = terminal_summary(&outcome(), &run);
+        assert!(text.lines().next().unwrap().ends_with("continue where it stopped"), "{text}");
+        let empty = Outcome { summary: Summary::default(), top_reasons: vec![], paths: vec![] };
+        let text = terminal_summary(&empty, &run);
+        assert!(text.starts_with("interrupted: no row was read; run the same"), "{text}");
     }
 
     #[test]

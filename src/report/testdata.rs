@@ -12,6 +12,7 @@ pub(crate) fn run_info() -> RunInfo {
         source: "leads.xlsx".into(),
         sheet: Some("Leads".into()),
         dry_run: true,
+        interrupted: false,
         campaigns_checked: false,
         blank_rows: 1,
         headers: headers(),

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
-use crate::cli::args::OutputMode;
+use crate::cli::args::{self, OutputMode};
 use crate::cli::{Config, Outcome, Session};
 use crate::journal::OnChange;
 use crate::mapping::{MappingFile, parse_delimiter};
@@ -40,7 +40,12 @@ pub struct SourceArgs {
     #[arg(long, value_name = "LABEL")]
     pub encoding: Option<String>,
     /// 1-based row that holds the headers (default: sniffed)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = args::header_row,
+        allow_negative_numbers = true
+    )]
     pub header_row: Option<u64>,
     /// Let the same number in the same campaign through more than once
     #[arg(long)]
@@ -48,22 +53,48 @@ pub struct SourceArgs {
     /// Write a report; the format comes from the extension (.json, .csv, .html). Repeatable
     #[arg(long, value_name = "PATH")]
     pub report: Vec<PathBuf>,
-    /// Threads that check rows (default: one per core)
-    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
+    /// Threads that check rows, up to 256 (default: one per core)
+    #[arg(
+        long,
+        default_value_t = 0,
+        hide_default_value = true,
+        value_name = "N",
+        value_parser = args::workers,
+        allow_negative_numbers = true
+    )]
     pub workers: usize,
 }
 
 /// How to send: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SendArgs {
-    /// Requests in flight at once
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// Requests in flight at once (1 to 256)
+    #[arg(
+        long,
+        default_value_t = 4,
+        value_name = "N",
+        value_parser = args::concurrency,
+        allow_negative_numbers = true
+    )]
     pub concurrency: u16,
-    /// Requests per second, smooth (0 = no limit)
-    #[arg(long, default_value_t = 5.0, value_name = "PER_SECOND")]
+    /// Requests per second, smooth: 0.01 to 10000, or 0 for no limit
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "PER_SECOND",
+        value_parser = args::rate,
+        allow_negative_numbers = true
+    )]
     pub rate: f64,
-    /// Retries of a failed request (5xx, lost connection) before the row counts as failed
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    /// Retries (0 to 100) of a write the service cannot have acted on (a 503, a connection that
+    /// never opened), and resends of one in doubt that the lead list shows was not saved
+    #[arg(
+        long,
+        default_value_t = 5,
+        value_name = "N",
+        value_parser = args::max_retries,
+        allow_negative_numbers = true
+    )]
     pub max_retries: u32,
     /// Folder for journals and locks (default: the XDG state directory)
     #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
@@ -164,11 +195,9 @@ pub async fn execute(
     Ok(result?)
 }
 
+/// The send settings, each already held to its range by its clap parser (`SendArgs` is only
+/// ever built by clap).
 pub fn push_config(args: &SendArgs) -> anyhow::Result<PushConfig> {
-    anyhow::ensure!(
-        args.rate.is_finite() && args.rate >= 0.0,
-        "`--rate` must be a number of requests per second, 0 for no limit"
-    );
     Ok(PushConfig {
         concurrency: usize::from(args.concurrency),
         rate: args.rate,
@@ -232,10 +261,14 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
             &serde_json::json!({ "summary": result.outcome.summary, "run": result.run, "push": push }),
         )?;
     }
-    Ok(match &result.push {
-        Some(p) if p.interrupted => Outcome::Interrupted,
-        _ if result.outcome.summary.has_problems() => Outcome::Problems,
-        _ => Outcome::Success,
+    // Ctrl-C wins over the counts in every mode: the counts cover part of the file only.
+    let interrupted = result.run.interrupted || result.push.as_ref().is_some_and(|p| p.interrupted);
+    Ok(if interrupted {
+        Outcome::Interrupted
+    } else if result.outcome.summary.has_problems() {
+        Outcome::Problems
+    } else {
+        Outcome::Success
     })
 }
 
@@ -264,9 +297,6 @@ fn push_lines(push: &crate::push::PushSummary, summary: &crate::report::Summary)
     }
     if summary.failed > 0 {
         out.push_str("failed rows are retried by running the same command again\n");
-    }
-    if push.interrupted {
-        out.push_str("interrupted: run the same command again to continue where it stopped\n");
     }
     out.push_str(&format!("journal: {}\n", push.journal.display()));
     out

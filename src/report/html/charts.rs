@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::super::model::{IssueCode, Summary};
+use super::super::model::{IssueCode, RunInfo, Summary};
 use super::super::thousands;
 use super::tally::{Groups, Split};
 use super::{Esc, labels};
@@ -14,11 +14,15 @@ const TOP_GROUPS: usize = 12;
 const GROUP_LEGEND: &str = r#"<ul class="legend" style="margin:0 0 14px"><li><i class="k-ok"></i>ready</li><li><i class="k-skip"></i>already on the service</li><li><i class="k-bad"></i>to fix</li></ul>"#;
 
 /// One bar across the page with the share of each outcome, and its legend.
-pub(super) fn strip(out: &mut impl Write, s: &Summary, dry_run: bool) -> io::Result<()> {
+pub(super) fn strip(out: &mut impl Write, s: &Summary, run: &RunInfo) -> io::Result<()> {
     if s.rows == 0 {
-        return writeln!(out, r#"<p class="empty-note">The file had no rows to import.</p>"#);
+        let note = match run.interrupted {
+            true => "The run was stopped before any row was read.",
+            false => "The file had no rows to import.",
+        };
+        return writeln!(out, r#"<p class="empty-note">{note}</p>"#);
     }
-    let good = if dry_run { "valid" } else { "valid or created" };
+    let good = if run.dry_run { "valid" } else { "valid or created" };
     let parts = [
         (s.valid + s.created, "ok", good),
         (s.skipped_existing, "skip", "skipped"),

@@ -37,7 +37,7 @@ impl Page<'_> {
         self.verdict(out)?;
         self.banners(out)?;
         self.tiles(out)?;
-        charts::strip(out, self.summary, self.run.dry_run)?;
+        charts::strip(out, self.summary, self.run)?;
         self.reasons(out)?;
         writeln!(out, r#"<div class="pair pair-wrap">"#)?;
         charts::groups(out, "Leads per campaign", &self.tally.campaigns, labels::campaign)?;
@@ -97,11 +97,14 @@ impl Page<'_> {
     /// main reason.
     fn verdict(&self, out: &mut impl Write) -> io::Result<()> {
         let s = self.summary;
-        let rows = thousands(s.rows);
+        let rows = match self.run.interrupted {
+            true => format!("the first {} rows read", thousands(s.rows)),
+            false => format!("{} rows", thousands(s.rows)),
+        };
         let good = match self.run.dry_run {
-            true => format!("<b>{}</b> of {rows} rows are ready to call.", thousands(s.valid)),
+            true => format!("<b>{}</b> of {rows} are ready to call.", thousands(s.valid)),
             false => {
-                format!("<b>{}</b> of {rows} rows were created as leads.", thousands(s.created))
+                format!("<b>{}</b> of {rows} were created as leads.", thousands(s.created))
             }
         };
         let to_fix = thousands(s.rejected + s.duplicates + s.failed);
@@ -122,6 +125,10 @@ impl Page<'_> {
             let (title, text) = (Esc(title), Esc(text));
             writeln!(out, r#"<div class="banner {kind}"><strong>{title}</strong>{text}</div>"#)
         };
+        if self.run.interrupted {
+            let (title, text) = self.interrupted();
+            banner("stop", &title, &text)?;
+        }
         if self.run.dry_run {
             let text = "No lead was created and nobody will be called. This page shows what \
                         importing the file would do.";
@@ -141,9 +148,31 @@ impl Page<'_> {
         Ok(())
     }
 
+    /// The interrupted banner's title and text: the page covers part of the file only.
+    fn interrupted(&self) -> (String, String) {
+        let title = match self.summary.rows {
+            0 => "Interrupted: no row was read".to_string(),
+            1 => "Interrupted: only the first row was read".to_string(),
+            n => format!("Interrupted: only the first {} rows were read", thousands(n)),
+        };
+        let next = match self.run.dry_run {
+            true => "run it again to the end to check every row",
+            false => "run the same command again to continue where it stopped",
+        };
+        let text = format!(
+            "Ctrl-C stopped the run. The counts, charts and rows on this page cover those rows, \
+             not the whole file: {next}."
+        );
+        (title, text)
+    }
+
     fn tiles(&self, out: &mut impl Write) -> io::Result<()> {
         let s = self.summary;
         let share = |n: u64| format!("{} of rows", percent(n, s.rows));
+        let rows_sub = match self.run.interrupted {
+            true => "read before Ctrl-C",
+            false => "read from the file",
+        };
         let good = if self.run.dry_run || s.created == 0 && s.valid > 0 {
             ("Valid", s.valid, format!("{} · ready to call", percent(s.valid, s.rows)))
         } else if s.valid > 0 {
@@ -152,7 +181,7 @@ impl Page<'_> {
             ("Created", s.created, share(s.created))
         };
         let tiles = [
-            ("Rows", s.rows, "ink", "read from the file".to_string()),
+            ("Rows", s.rows, "ink", rows_sub.to_string()),
             (good.0, good.1, "ok", good.2),
             ("Rejected", s.rejected, "bad", share(s.rejected)),
             ("Duplicates", s.duplicates, "dup", share(s.duplicates)),

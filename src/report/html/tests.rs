@@ -65,8 +65,25 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
 
 #[test]
 fn is_self_contained_and_never_runs_user_data() {
-    let page = render(rows(), &run_info());
-    assert!(!page.contains("<script"), "user data became markup");
+    // Markup in every user-typed text the page shows: the source, the sheet, a campaign name,
+    // a typed phone and an issue message (`rows()` carries the last two).
+    let mut run = run_info();
+    run.source = "<script>alert('source')</script>.csv".into();
+    run.sheet = Some("<img onerror=alert(1)>".into());
+    let mut rows = rows();
+    rows[0].campaign_name = Some("<script>alert('campaign')</script>".into());
+    let page = render(rows, &run);
+    for markup in ["<script", "<img", "<b>call</b>"] {
+        assert!(!page.contains(markup), "user data became markup: {markup}");
+    }
+    for escaped in [
+        "&lt;script&gt;alert(&#39;source&#39;)&lt;/script&gt;.csv",
+        "&lt;img onerror=alert(1)&gt;",
+        "&lt;script&gt;alert(&#39;campaign&#39;)&lt;/script&gt;",
+        "<td class=\"phone\">&lt;b&gt;call&lt;/b&gt;</td>",
+    ] {
+        assert!(page.contains(escaped), "the page does not show {escaped:?}");
+    }
     for external in ["src=", "href=", "@import", "url(", "http://", "https://"] {
         assert!(!page.contains(external), "the page refers to something outside it: {external}");
     }
@@ -86,7 +103,30 @@ fn a_live_clean_run_has_no_banners_and_nothing_to_fix() {
 #[test]
 fn an_empty_file_still_makes_a_page() {
     let page = render(Vec::new(), &run_info());
-    assert!(page.contains("no rows to import") && page.ends_with("</html>\n"));
+    assert!(page.contains("The file had no rows to import") && page.ends_with("</html>\n"));
+}
+
+#[test]
+fn an_interrupted_run_says_first_that_the_page_covers_part_of_the_file() {
+    let mut run = run_info();
+    run.interrupted = true;
+    let page = render(rows(), &run);
+    let stop = page.find(r#"<div class="banner stop"><strong>Interrupted: only the first 10 rows were read</strong>"#);
+    let dry = page.find(r#"<div class="banner dry">"#);
+    assert!(stop.is_some() && stop < dry, "no interrupted banner above the others");
+    assert!(page.contains("not the whole file: run it again to the end to check every row"));
+    assert!(page.contains("<b>2</b> of the first 10 rows read are ready to call."));
+    assert!(page.contains(r#"<div class="sub">read before Ctrl-C</div>"#));
+    run.dry_run = false;
+    let page = render(rows(), &run);
+    assert!(page.contains("run the same command again to continue where it stopped"));
+    let page = render(Vec::new(), &run);
+    assert!(page.contains("Interrupted: no row was read"), "{page}");
+    assert!(
+        page.contains("stopped before any row was read") && !page.contains("no rows to import")
+    );
+    let whole = render(rows(), &run_info());
+    assert!(!whole.contains("Interrupted") && !whole.contains("Ctrl-C"), "a whole run is partial");
 }
 
 #[test]
@@ -106,10 +146,16 @@ fn the_typed_phone_comes_from_the_column_the_issue_names() {
 }
 
 /// Renders the page in headless Chromium and checks what a browser shows. Skips, saying so,
-/// where no `chromium` is installed (`apt-get install chromium`).
+/// where no `chromium` is installed (`apt-get install chromium`), except on CI (`CI=true`),
+/// where a skip would let a page no browser can read pass unnoticed.
 #[test]
 fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
     let Some(dom) = chromium_dom() else {
+        assert!(
+            !on_ci(),
+            "`chromium` is not on PATH, and CI is set, so the browser rendering check would be \
+             skipped: install it (`apt-get install chromium`) or unset CI to skip locally"
+        );
         eprintln!("notice: `chromium` is not on PATH; skipping the browser rendering check");
         return;
     };
@@ -127,6 +173,12 @@ fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
     }
 }
 
+/// CI services set `CI=true` (some `CI=1`); there every check must run.
+fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// The rendered DOM, or `None` when there is no `chromium` to run.
 fn chromium_dom() -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("r.html");
@@ -138,8 +190,12 @@ fn chromium_dom() -> Option<String> {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
-        .output()
-        .ok()?;
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => panic!("cannot run `chromium`: {e}"),
+    };
     assert!(
         output.status.success(),
         "chromium failed: {}",

@@ -217,6 +217,9 @@ fn every_number_is_held_to_its_range() {
         (&["sync", csv, "--concurrency", "65536"], "--concurrency", "65536", "from 1 to 256"),
         (&["import", csv, "--header-row", "0"], "--header-row", "0", "from 1 to 1048576"),
         (&["import", csv, "--header-row", "2.5"], "--header-row", "2.5", "from 1 to 1048576"),
+        (&["sandbox", "--latency-ms", "99999999999"], "--latency-ms", "99999999999", "0..=600000"),
+        (&["sandbox", "--rate-limit", "0"], "--rate-limit", "0", "1..=1000000"),
+        (&["webhook", "listen", "--max-body", "1"], "--max-body", "1", "from 1024 to 67108864"),
     ];
     for (args, flag, value, range) in cases {
         let (_, err) = Cli::new().args(*args).expect_code(2);

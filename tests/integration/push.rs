@@ -389,7 +389,10 @@ fn two_syncs_at_once_one_waits_out() {
         .args([&run.csv])
         .args(["--rate", "0"])
         .expect_code(3);
-    assert!(!err.contains('\r'), "sync prints plain lines, no bars");
+    assert!(
+        err.starts_with("sync: ") && err.contains(" started\n"),
+        "sync's plain log line: {err}"
+    );
     assert_exactly_once(&sb, 70, false);
 }
 

@@ -47,11 +47,11 @@ pub struct SandboxArgs {
     /// How long --stall-rate and --slow-commit-rate hold a write, in milliseconds (1 to 600000)
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
     stall_ms: Option<u64>,
-    /// Requests per second allowed per token; the rest get 429 with Retry-After
-    #[arg(long, value_name = "N")]
+    /// Requests per second allowed per token (1 to 1000000); the rest get 429 with Retry-After
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     rate_limit: Option<u32>,
-    /// Delay before each answer, in milliseconds
-    #[arg(long, default_value_t = 0, value_name = "MS")]
+    /// Delay before each answer, in milliseconds (0 to 600000)
+    #[arg(long, default_value_t = 0, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=600_000))]
     latency_ms: u64,
     /// Seed of the fault generator, for repeatable runs
     #[arg(long, value_name = "N")]

@@ -44,7 +44,7 @@ pub struct ListenArgs {
     #[arg(long, env = "LEADSYNC_WEBHOOK_SECRET_FILE", value_name = "FILE")]
     secret_file: Option<PathBuf>,
     /// Largest accepted body, in bytes; larger ones get 413
-    #[arg(long, default_value_t = DEFAULT_MAX_BODY, value_name = "BYTES")]
+    #[arg(long, default_value_t = DEFAULT_MAX_BODY, value_name = "BYTES", value_parser = max_body_bytes)]
     max_body: usize,
 }
 
@@ -111,4 +111,17 @@ fn export(args: &ExportArgs, config: &Config) -> anyhow::Result<Outcome> {
     let written = export_events(&args.input, &args.out)?;
     print_written(&written, "notifications", &args.out, config);
     Ok(Outcome::Success)
+}
+
+/// `--max-body`: from 1 KiB (a notification with a short transcript) to 64 MiB.
+fn max_body_bytes(raw: &str) -> Result<usize, String> {
+    const RANGE: std::ops::RangeInclusive<usize> = 1024..=64 * 1024 * 1024;
+    match raw.parse::<usize>() {
+        Ok(n) if RANGE.contains(&n) => Ok(n),
+        _ => Err(format!(
+            "give a number of bytes from {} to {} (default {DEFAULT_MAX_BODY})",
+            RANGE.start(),
+            RANGE.end()
+        )),
+    }
 }

@@ -1,12 +1,14 @@
 //! The sandbox: a local reference implementation of the calling service (see
 //! `docs/service-api.md`), for tests, demos and `--sandbox` runs. It is real software over real
-//! HTTP: axum routes, a SQLite store, tenant isolation, Laravel-shaped answers, and fault
-//! injection (rate limits, 5xx, dropped connections, latency) to exercise a client's retries.
+//! HTTP: axum routes, a SQLite store, tenant isolation, Laravel-shaped answers (lists in any of
+//! three shapes), and fault injection (rate limits, 5xx, dropped connections, writes that commit
+//! and then fail or stall, latency) to exercise a client's retries.
 //!
 //! ```text
 //!  Sandbox::start ─► server (accept loop, drop switch) ─► app(): faults ─► routes ─► store
 //!                                                                 auth, requests,    (SQLite
-//!                                                                 page, reply         thread)
+//!                                                                 page, shape,        thread)
+//!                                                                 reply
 //! ```
 //!
 //! It depends on none of the import pipeline's stages, and its wire types are its own reading
@@ -23,6 +25,7 @@ mod requests;
 mod routes;
 mod seed;
 mod server;
+mod shape;
 mod simulate;
 mod store;
 mod time;
@@ -43,6 +46,7 @@ pub use demo::OTHER_TOKEN;
 pub use error::SandboxError;
 pub use seed::Seed;
 pub use server::Sandbox;
+pub use shape::ListShape;
 pub use simulate::WebhookRetry;
 
 use faults::FaultState;
@@ -91,6 +95,9 @@ pub struct SandboxConfig {
     /// When simulated conversation-ended notifications are tried again (default: the
     /// service's 30 s, 60 s, 120 s).
     pub webhook_retry: WebhookRetry,
+    /// How the lists of campaigns, leads and outbound assistants are answered (default: bare
+    /// arrays, as the spec shows).
+    pub list_shape: ListShape,
 }
 
 /// Everything the handlers share: the store, the token table, the fault state, and the
@@ -101,6 +108,7 @@ pub struct AppState {
     tokens: Arc<HashMap<String, i64>>,
     faults: Arc<FaultState>,
     deliveries: Arc<simulate::Deliveries>,
+    list_shape: ListShape,
 }
 
 impl AppState {
@@ -122,7 +130,8 @@ impl AppState {
         }
         let tokens = Arc::new(store.tokens().await?);
         let deliveries = Arc::new(simulate::Deliveries::new(config.webhook_retry));
-        let state = AppState { store, tokens, faults, deliveries };
+        let list_shape = config.list_shape;
+        let state = AppState { store, tokens, faults, deliveries, list_shape };
         Ok((state, closed))
     }
 }

@@ -1,14 +1,18 @@
-//! The paginated assistant list's query parameters and its Laravel page envelope.
+//! The query parameters of paginated lists and their Laravel page envelope: the assistant list
+//! always, the other lists when the sandbox answers them `paged` (see `shape.rs`).
 //!
 //! The page-size parameter is `per_page` (the spec leaves the name out; it is the envelope's
 //! field name and Laravel's convention). Page URLs carry only `page`, as Laravel's paginator
 //! writes them unless told to keep the query string: a client that follows `next_page_url`
 //! with a non-default page size must add `per_page` itself.
 
+use axum::http::{HeaderMap, Uri, header};
 use serde::Serialize;
 
+use super::store::Window;
 use super::validation::{ValidationErrors, must_be};
 
+/// The assistant list's page size unless asked otherwise, as the spec says.
 pub(crate) const DEFAULT_PER_PAGE: i64 = 10;
 pub(crate) const MAX_PER_PAGE: i64 = 100;
 
@@ -24,10 +28,19 @@ impl PageRequest {
     pub(crate) fn offset(&self) -> i64 {
         (self.page - 1).saturating_mul(self.per_page)
     }
+
+    /// The rows this page shows.
+    pub(crate) fn window(&self) -> Window {
+        Window { offset: self.offset(), limit: self.per_page }
+    }
 }
 
-/// Reads `page` and `per_page` from a raw query string, 422-style errors when they are bad.
-pub(crate) fn page_request(query: Option<&str>) -> Result<PageRequest, ValidationErrors> {
+/// Reads `page` and `per_page` from a raw query string, 422-style errors when they are bad;
+/// `default_per_page` when no page size is asked for.
+pub(crate) fn page_request(
+    query: Option<&str>,
+    default_per_page: i64,
+) -> Result<PageRequest, ValidationErrors> {
     let pairs = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes());
     let (mut page, mut per_page) = (None, None);
     for (key, value) in pairs {
@@ -39,7 +52,7 @@ pub(crate) fn page_request(query: Option<&str>) -> Result<PageRequest, Validatio
     }
     let mut errors = ValidationErrors::default();
     let page = bounded(page, "page", (1, i64::MAX), 1, &mut errors);
-    let per_page = bounded(per_page, "per_page", (1, MAX_PER_PAGE), DEFAULT_PER_PAGE, &mut errors);
+    let per_page = bounded(per_page, "per_page", (1, MAX_PER_PAGE), default_per_page, &mut errors);
     if errors.is_empty() { Ok(PageRequest { page, per_page }) } else { Err(errors) }
 }
 
@@ -125,22 +138,37 @@ pub(crate) fn envelope<T>(data: Vec<T>, total: i64, request: PageRequest, path: 
     }
 }
 
+/// The absolute URL of the list without a query, the envelope's `path`. Page URLs are built from
+/// the host the client addressed (HTTP/1.1 `Host`, or the authority of an HTTP/2 request).
+pub(crate) fn list_url(headers: &HeaderMap, uri: &Uri) -> String {
+    let from_header = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let from_uri = uri.authority().map(|a| a.as_str());
+    let host = from_header.or(from_uri).unwrap_or("localhost");
+    format!("http://{host}{}", uri.path())
+}
+
 fn link(url: Option<String>, label: String, active: bool) -> Link {
     Link { url, label, active }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{PageRequest, envelope, page_request};
+    use super::{DEFAULT_PER_PAGE, PageRequest, envelope, page_request};
 
     #[test]
     fn defaults_and_bounds() {
-        assert_eq!(page_request(None).unwrap(), PageRequest { page: 1, per_page: 10 });
-        assert_eq!(page_request(Some("page=3&per_page=100")).unwrap().per_page, 100);
+        assert_eq!(
+            page_request(None, DEFAULT_PER_PAGE).unwrap(),
+            PageRequest { page: 1, per_page: 10 }
+        );
+        assert_eq!(
+            page_request(Some("page=3&per_page=100"), DEFAULT_PER_PAGE).unwrap().per_page,
+            100
+        );
         for bad in ["per_page=0", "per_page=101", "per_page=ten", "page=0", "page=-1", "page=x"] {
-            assert!(page_request(Some(bad)).is_err(), "{bad}");
+            assert!(page_request(Some(bad), DEFAULT_PER_PAGE).is_err(), "{bad}");
         }
-        let errors = page_request(Some("per_page=101")).unwrap_err();
+        let errors = page_request(Some("per_page=101"), DEFAULT_PER_PAGE).unwrap_err();
         assert_eq!(
             errors.messages("per_page").unwrap()[0],
             "The per page field must be between 1 and 100."

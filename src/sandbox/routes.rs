@@ -1,22 +1,22 @@
 //! The service's six endpoints under `/api`, the sandbox-only conversation simulation (see
-//! `simulate`), and JSON answers for unknown paths and methods.
+//! `simulate`), and JSON answers for unknown paths and methods. The lists other than the
+//! paginated assistant list answer in the configured shape (see `shape`).
 //! Handlers are thin: validate, call the store scoped to the authenticated user, wrap the answer.
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, Method, Uri, header};
+use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use super::AppState;
 use super::auth::User;
-use super::page::{Page, envelope, page_request};
-use super::reply::{ApiError, json_body, large_json};
-use super::requests;
-use super::simulate;
-use super::wire::{Assistant, AssistantSummary, Campaign, Envelope, Lead};
+use super::page::{DEFAULT_PER_PAGE, Page, envelope, list_url, page_request};
+use super::reply::{ApiError, json_body};
+use super::wire::{Assistant, Envelope, Lead};
+use super::{requests, shape, simulate};
 
 pub(crate) fn router(state: AppState) -> Router {
     Router::new()
@@ -39,32 +39,31 @@ async fn list_assistants(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Json<Page<Assistant>>, ApiError> {
-    let request = page_request(uri.query())?;
-    let found = state.store.assistants_page(user, request.offset(), request.per_page).await?;
-    let path = format!("http://{}{}", host(&headers, &uri), uri.path());
-    Ok(Json(envelope(found.assistants, found.total, request, path)))
-}
-
-/// Page URLs are absolute, built from the host the client addressed (HTTP/1.1 `Host`, or the
-/// authority of an HTTP/2 request).
-fn host(headers: &HeaderMap, uri: &Uri) -> String {
-    let from_header = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-    let from_uri = uri.authority().map(|a| a.as_str());
-    from_header.or(from_uri).unwrap_or("localhost").to_string()
+    let request = page_request(uri.query(), DEFAULT_PER_PAGE)?;
+    let found = state.store.assistants_page(user, request.window()).await?;
+    Ok(Json(envelope(found.items, found.total, request, list_url(&headers, &uri))))
 }
 
 async fn outbound_assistants(
     State(state): State<AppState>,
     User(user): User,
-) -> Result<Json<Vec<AssistantSummary>>, ApiError> {
-    Ok(Json(state.store.outbound_assistants(user).await?))
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let store = state.store.clone();
+    let read = move |window| async move { store.outbound_assistants(user, window).await };
+    shape::answer(state.list_shape, "assistants", (&headers, &uri), read).await
 }
 
 async fn list_campaigns(
     State(state): State<AppState>,
     User(user): User,
-) -> Result<Json<Vec<Campaign>>, ApiError> {
-    Ok(Json(state.store.campaigns(user).await?))
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let store = state.store.clone();
+    let read = move |window| async move { store.campaigns(user, window).await };
+    shape::answer(state.list_shape, "campaigns", (&headers, &uri), read).await
 }
 
 async fn create_lead(
@@ -77,8 +76,15 @@ async fn create_lead(
     Ok(Json(Envelope { message: "Lead created successfully", data: lead }))
 }
 
-async fn list_leads(State(state): State<AppState>, User(user): User) -> Result<Response, ApiError> {
-    large_json(state.store.leads(user).await?).await
+async fn list_leads(
+    State(state): State<AppState>,
+    User(user): User,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let store = state.store.clone();
+    let read = move |window| async move { store.leads(user, window).await };
+    shape::answer(state.list_shape, "leads", (&headers, &uri), read).await
 }
 
 async fn enable_webhook(

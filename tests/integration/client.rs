@@ -1,13 +1,15 @@
-//! The library client against the sandbox over real HTTP: every operation, every error path.
+//! The library client against the sandbox over real HTTP: every operation, every error path,
+//! and every list in each of the shapes the service's docs show (bare, wrapped, paged).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use leadsync::client::{
     Assistant, Campaign, Client, ClientConfig, ClientError, Lead, NewContact, NewLead,
     OutboundAssistant, Page, Token,
 };
-use leadsync::sandbox::Faults;
-use serde_json::Value;
+use leadsync::sandbox::{Faults, ListShape, Sandbox, SandboxConfig, Seed};
+use serde_json::{Value, json};
 
 use crate::support::{ALICE, BOB, TestSandbox};
 
@@ -337,4 +339,215 @@ fn an_unreachable_service_is_a_connect_error() {
     let err = runtime.block_on(Client::new(config).unwrap().list_campaigns()).unwrap_err();
     assert!(matches!(err, ClientError::Connect { .. }), "{err:?}");
     assert!(err.is_retryable() && !err.maybe_applied());
+}
+
+// --- Lists in every shape -------------------------------------------------------------------
+
+const SHAPE_TOKEN: &str = "shape-alice";
+const SHAPE_OTHER: &str = "shape-bob";
+/// Alice's campaigns: 32, so three pages of the sandbox's 15.
+const CAMPAIGNS: std::ops::RangeInclusive<u64> = 1000..=1031;
+/// Alice's leads to create: three pages.
+const LEADS: usize = 38;
+
+/// Alice with 32 campaigns and 44 assistants (ids 2000–2043: even ones outbound, 2040 of those
+/// soft-deleted, odd ones inbound), so 21 outbound assistants listed; Bob with one of each.
+fn shape_seed() -> Seed {
+    let campaigns: Vec<Value> =
+        CAMPAIGNS.map(|id| json!({"id": id, "name": format!("C{id}")})).collect();
+    let assistants: Vec<Value> = (2000..2044)
+        .map(|id| {
+            let kind = if id % 2 == 0 { "outbound" } else { "inbound" };
+            let deleted = (id == 2040).then_some("2026-01-01T00:00:00.000000Z");
+            json!({"id": id, "type": kind, "deleted_at": deleted})
+        })
+        .collect();
+    let users = json!({"users": [
+        {"id": 1, "token": SHAPE_TOKEN, "campaigns": campaigns, "assistants": assistants},
+        {"id": 2, "token": SHAPE_OTHER, "campaigns": [{"id": 3000}],
+         "assistants": [{"id": 3001, "type": "outbound"}]}]});
+    Seed::from_json("list shapes".into(), users).unwrap()
+}
+
+fn outbound_ids() -> Vec<u64> {
+    (2000..2044).filter(|id| id % 2 == 0 && *id != 2040).collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// A sandbox answering lists in `shape`, in process on an ephemeral loopback port.
+async fn shaped(shape: ListShape, db: &Path, faults: Faults) -> Sandbox {
+    let config = SandboxConfig {
+        db: Some(db.to_path_buf()),
+        seed: Some(shape_seed()),
+        faults,
+        list_shape: shape,
+        ..SandboxConfig::default()
+    };
+    Sandbox::start(config, ([127, 0, 0, 1], 0).into()).await.unwrap()
+}
+
+fn client_of(sandbox: &Sandbox, token: &str) -> Client {
+    let timeout = Duration::from_secs(10);
+    let config = ClientConfig::new(&sandbox.base_url, Token::new(token).unwrap(), timeout, false);
+    Client::new(config.unwrap()).unwrap()
+}
+
+/// Creates Alice's leads in the campaigns in turn, every third with two secondary contacts;
+/// what was created, in order.
+async fn create_leads(client: &Client) -> Vec<Lead> {
+    let mut created = Vec::new();
+    for i in 0..LEADS {
+        let campaign = *CAMPAIGNS.start() + (i as u64 % 3);
+        let mut new = lead(&format!("+49151{i:08}"), campaign);
+        let contacts = if i % 3 == 0 { 2 } else { 0 };
+        new.secondary_contacts = (0..contacts)
+            .map(|c| NewContact {
+                phone_number: format!("+49160{i:06}{c:02}"),
+                ..NewContact::default()
+            })
+            .collect();
+        created.push(client.create_lead(&new).await.unwrap().data.unwrap());
+    }
+    created
+}
+
+/// Every list read through the client equals what was seeded or created, for both tenants.
+async fn check_every_list(sandbox: &Sandbox, created: &[Lead]) {
+    let (alice, bob) = (client_of(sandbox, SHAPE_TOKEN), client_of(sandbox, SHAPE_OTHER));
+    let campaigns: Vec<u64> = alice.list_campaigns().await.unwrap().iter().map(|c| c.id).collect();
+    assert_eq!(campaigns, CAMPAIGNS.collect::<Vec<_>>());
+    assert_eq!(alice.list_campaigns_raw().await.unwrap().len(), CAMPAIGNS.count());
+    let outbound = alice.outbound_assistants().await.unwrap();
+    assert_eq!(outbound.iter().map(|a| a.id).collect::<Vec<_>>(), outbound_ids());
+    assert!(outbound.iter().all(|a| a.kind == "outbound"));
+    assert_eq!(alice.outbound_assistants_raw().await.unwrap().len(), outbound_ids().len());
+    let leads = alice.list_leads().await.unwrap();
+    assert_eq!(leads, created, "every lead once, in order, with its own secondary contacts");
+    assert_eq!(alice.list_leads_raw().await.unwrap().len(), created.len());
+    let bob_campaigns: Vec<u64> =
+        bob.list_campaigns().await.unwrap().iter().map(|c| c.id).collect();
+    assert_eq!(bob_campaigns, [3000]);
+    let bob_outbound: Vec<u64> =
+        bob.outbound_assistants().await.unwrap().iter().map(|a| a.id).collect();
+    assert_eq!(bob_outbound, [3001]);
+    assert!(bob.list_leads().await.unwrap().is_empty());
+}
+
+/// What the sandbox itself answers for the lead list, read without the client.
+async fn raw_leads_answer(sandbox: &Sandbox) -> Value {
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let url = format!("{}/user/leads", sandbox.base_url);
+    let response = http.get(url).bearer_auth(SHAPE_TOKEN).send().await.unwrap();
+    response.json().await.unwrap()
+}
+
+/// Creates the leads, checks the sandbox really answers in `shape`, and reads every list.
+fn lists_are_read_whole(shape: ListShape, looks_right: fn(&Value) -> bool) {
+    let dir = tempfile::tempdir().unwrap();
+    runtime().block_on(async {
+        let sandbox = shaped(shape, &dir.path().join("sandbox.db"), Faults::default()).await;
+        let created = create_leads(&client_of(&sandbox, SHAPE_TOKEN)).await;
+        let answer = raw_leads_answer(&sandbox).await;
+        let start: String = answer.to_string().chars().take(200).collect();
+        assert!(looks_right(&answer), "{shape:?} answers the lead list as: {start}");
+        check_every_list(&sandbox, &created).await;
+        sandbox.shutdown().await;
+    });
+}
+
+#[test]
+fn lists_are_read_whole_when_bare() {
+    lists_are_read_whole(ListShape::Bare, |answer| {
+        answer.as_array().is_some_and(|a| a.len() == LEADS)
+    });
+}
+
+#[test]
+fn lists_are_read_whole_when_wrapped() {
+    lists_are_read_whole(ListShape::Wrapped, |answer| {
+        answer["leads"].as_array().is_some_and(|a| a.len() == LEADS)
+    });
+}
+
+#[test]
+fn lists_are_read_whole_across_pages() {
+    // More than one page of each list, or the walk is not tested.
+    lists_are_read_whole(ListShape::Paged, |answer| {
+        answer["data"].as_array().is_some_and(|a| a.len() == 15)
+            && answer["last_page"] == 3
+            && answer["total"] == LEADS
+    });
+    assert!(CAMPAIGNS.count() > 30 && outbound_ids().len() > 15);
+}
+
+#[test]
+fn pages_retried_after_server_errors_are_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sandbox.db");
+    runtime().block_on(async {
+        let sandbox = shaped(ListShape::Paged, &db, Faults::default()).await;
+        let created = create_leads(&client_of(&sandbox, SHAPE_TOKEN)).await;
+        sandbox.shutdown().await;
+        // Reads fail now and then; the client retries a page, and must not keep it twice.
+        let faults = Faults { fail_rate: 0.3, seed: Some(11), ..Faults::default() };
+        let sandbox = shaped(ListShape::Paged, &db, faults).await;
+        check_every_list(&sandbox, &created).await;
+        sandbox.shutdown().await;
+    });
+}
+
+// --- Lenient records ------------------------------------------------------------------------
+
+#[test]
+fn campaigns_with_ids_and_numbers_as_text_decode() {
+    let raw = json!({"id": "10", "name": 2024, "status": null, "max_calls_in_parallel": "3",
+        "mark_complete_when_no_leads": "1", "max_retries": 2.0, "retry_interval": "60",
+        "allowed_days": null, "created_at": null});
+    let campaign: Campaign = serde_json::from_value(raw).unwrap();
+    assert_eq!((campaign.id, campaign.name.as_str(), campaign.status.as_str()), (10, "2024", ""));
+    assert_eq!(
+        (campaign.max_calls_in_parallel, campaign.max_retries, campaign.retry_interval),
+        (3, 2, 60)
+    );
+    assert!(campaign.mark_complete_when_no_leads && campaign.allowed_days.is_empty());
+    let bad: Result<Campaign, _> = serde_json::from_value(json!({"id": "ten"}));
+    assert!(bad.unwrap_err().to_string().contains("expected an id, got `ten`"));
+}
+
+#[test]
+fn leads_with_ids_and_numbers_as_text_decode() {
+    let raw = json!({"id": "5", "campaign_id": "10", "phone_number": 4915112345678u64,
+        "variables": {"age": 30, "vip": true, "note": null}, "status": 1,
+        "campaign": {"id": "10", "name": 7},
+        "secondary_contacts": [{"id": "6", "phone_number": "+4930123456", "variables": []}]});
+    let lead: Lead = serde_json::from_value(raw).unwrap();
+    assert_eq!((lead.id, lead.campaign_id, lead.campaign.id), (5, 10, 10));
+    assert_eq!((lead.phone_number.as_str(), lead.status.as_str()), ("4915112345678", "1"));
+    assert_eq!(lead.campaign.name, "7");
+    let variables: Vec<(&str, &str)> =
+        lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(variables, [("age", "30"), ("vip", "true"), ("note", "")]);
+    assert_eq!(lead.secondary_contacts[0].id, 6);
+    assert!(lead.secondary_contacts[0].variables.is_empty(), "PHP's empty object is []");
+    let bare: Lead =
+        serde_json::from_value(json!({"id": 5, "campaign": null, "secondary_contacts": null}))
+            .unwrap();
+    assert!(bare.secondary_contacts.is_empty() && bare.campaign.id == 0);
+}
+
+#[test]
+fn outbound_assistants_with_ids_and_numbers_as_text_decode() {
+    let raw = json!({"id": "2", "user_id": "1", "voice_id": "3", "language_id": null,
+        "is_webhook_active": "1", "webhook_url": null, "variables": [], "type": "outbound",
+        "initial_message": 42});
+    let assistant: OutboundAssistant = serde_json::from_value(raw).unwrap();
+    assert_eq!(
+        (assistant.id, assistant.user_id, assistant.voice_id, assistant.language_id),
+        (2, 1, 3, 0)
+    );
+    assert!(assistant.is_webhook_active && assistant.webhook_url.is_none());
+    assert_eq!(assistant.initial_message, "42");
 }

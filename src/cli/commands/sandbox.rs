@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{Config, Outcome};
-use crate::sandbox::{DEMO_TOKEN, Faults, Sandbox, SandboxConfig, Seed, WebhookRetry};
+use crate::sandbox::{DEMO_TOKEN, Faults, ListShape, Sandbox, SandboxConfig, Seed, WebhookRetry};
 
 #[derive(Debug, clap::Args)]
 pub struct SandboxArgs {
@@ -56,10 +56,32 @@ pub struct SandboxArgs {
     /// Seed of the fault generator, for repeatable runs
     #[arg(long, value_name = "N")]
     fault_seed: Option<u64>,
+    /// Shape of the campaign, lead and outbound-assistant lists: a bare array (as the spec
+    /// shows), wrapped in an object under the resource's name, or Laravel pages of 15
+    #[arg(long, value_enum, default_value_t = ShapeArg::Bare, value_name = "SHAPE")]
+    list_shape: ShapeArg,
     /// First wait before a failed simulated webhook delivery is tried again, in milliseconds;
     /// later waits double (default: the service's 30 s, 60 s, 120 s)
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     webhook_retry_ms: Option<u64>,
+}
+
+/// `--list-shape`, kept apart from the library's `ListShape` so the library never sees clap.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ShapeArg {
+    Bare,
+    Wrapped,
+    Paged,
+}
+
+impl From<ShapeArg> for ListShape {
+    fn from(shape: ShapeArg) -> ListShape {
+        match shape {
+            ShapeArg::Bare => ListShape::Bare,
+            ShapeArg::Wrapped => ListShape::Wrapped,
+            ShapeArg::Paged => ListShape::Paged,
+        }
+    }
 }
 
 fn fraction(raw: &str) -> Result<f64, String> {
@@ -90,8 +112,13 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
         Some(ms) => WebhookRetry::compressed(Duration::from_millis(ms)),
         None => WebhookRetry::default(),
     };
-    let sandbox_config =
-        SandboxConfig { db: args.db.clone(), seed: seed.clone(), faults, webhook_retry };
+    let sandbox_config = SandboxConfig {
+        db: args.db.clone(),
+        seed: seed.clone(),
+        faults,
+        webhook_retry,
+        list_shape: args.list_shape.into(),
+    };
     let sandbox = Sandbox::start(sandbox_config, SocketAddr::new(args.bind, args.port))
         .await
         .with_context(|| format!("starting the sandbox on {}:{}", args.bind, args.port))?;

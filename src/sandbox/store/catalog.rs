@@ -2,10 +2,10 @@
 //! Every query is scoped by `user_id`: another tenant's rows are indistinguishable from rows
 //! that do not exist.
 
-use rusqlite::params;
+use rusqlite::{Transaction, params};
 
-use super::Store;
-use super::records::{select, select_window};
+use super::records::{Record, select, select_window};
+use super::{Listed, Store, Window};
 use crate::sandbox::error::SandboxError;
 use crate::sandbox::time::record_now;
 use crate::sandbox::wire::{Assistant, AssistantSummary, Campaign};
@@ -13,43 +13,38 @@ use crate::sandbox::wire::{Assistant, AssistantSummary, Campaign};
 /// Assistants a user can see: their own, not soft-deleted.
 const VISIBLE: &str = "user_id = ?1 AND deleted_at IS NULL";
 
-/// One page of a user's assistants and how many there are in all.
-pub(crate) struct AssistantPage {
-    pub assistants: Vec<Assistant>,
-    pub total: i64,
-}
-
 impl Store {
+    /// A window of the user's assistants: the paginated list is always paged.
     pub(crate) async fn assistants_page(
         &self,
         user: i64,
-        offset: i64,
-        limit: i64,
-    ) -> Result<AssistantPage, SandboxError> {
-        self.run("listing assistants", move |tx| {
-            let count = format!("SELECT COUNT(*) FROM assistants WHERE {VISIBLE}");
-            let total = tx.prepare_cached(&count)?.query_row([user], |row| row.get(0))?;
-            let window = "LIMIT ?2 OFFSET ?3";
-            let assistants = select_window(tx, VISIBLE, window, params![user, limit, offset])?;
-            Ok(AssistantPage { assistants, total })
-        })
-        .await
+        window: Window,
+    ) -> Result<Listed<Assistant>, SandboxError> {
+        self.run("listing assistants", move |tx| listed(tx, VISIBLE, user, Some(window))).await
     }
 
+    /// The user's outbound assistants as summaries: all of them, or a window.
     pub(crate) async fn outbound_assistants(
         &self,
         user: i64,
-    ) -> Result<Vec<AssistantSummary>, SandboxError> {
+        window: Option<Window>,
+    ) -> Result<Listed<AssistantSummary>, SandboxError> {
         self.run("listing outbound assistants", move |tx| {
             let filter = format!("{VISIBLE} AND type = 'outbound'");
-            let assistants: Vec<Assistant> = select(tx, &filter, [user])?;
-            Ok(assistants.into_iter().map(AssistantSummary::from).collect())
+            let found: Listed<Assistant> = listed(tx, &filter, user, window)?;
+            let items = found.items.into_iter().map(AssistantSummary::from).collect();
+            Ok(Listed { items, total: found.total })
         })
         .await
     }
 
-    pub(crate) async fn campaigns(&self, user: i64) -> Result<Vec<Campaign>, SandboxError> {
-        self.run("listing campaigns", move |tx| select(tx, "user_id = ?1", [user])).await
+    /// The user's campaigns: all of them, or a window.
+    pub(crate) async fn campaigns(
+        &self,
+        user: i64,
+        window: Option<Window>,
+    ) -> Result<Listed<Campaign>, SandboxError> {
+        self.run("listing campaigns", move |tx| listed(tx, "user_id = ?1", user, window)).await
     }
 
     /// Points the assistant's conversation-ended notifications at `url`, replacing any earlier
@@ -96,4 +91,21 @@ impl Store {
         })
         .await
     }
+}
+
+/// The records of `R::TABLE` matching `filter` (an SQL condition on the user as `?1`): all of
+/// them, or a window and the count of all.
+fn listed<R: Record>(
+    tx: &Transaction<'_>,
+    filter: &str,
+    user: i64,
+    window: Option<Window>,
+) -> Result<Listed<R>, SandboxError> {
+    let Some(Window { offset, limit }) = window else {
+        return Ok(Listed::whole(select(tx, filter, [user])?));
+    };
+    let count = format!("SELECT COUNT(*) FROM {} WHERE {filter}", R::TABLE);
+    let total = tx.prepare_cached(&count)?.query_row([user], |row| row.get(0))?;
+    let items = select_window(tx, filter, "LIMIT ?2 OFFSET ?3", params![user, limit, offset])?;
+    Ok(Listed { items, total })
 }

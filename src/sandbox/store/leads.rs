@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 use serde_json::{Map, Value};
 
-use super::Store;
+use super::{Listed, Store, Window};
 use crate::sandbox::error::SandboxError;
 use crate::sandbox::requests::{ContactDraft, LEAD_FIELD_ORDER, LeadDraft};
 use crate::sandbox::time::lead_now;
@@ -27,16 +27,30 @@ impl Store {
         self.run("creating a lead", move |tx| create(tx, user, draft)).await
     }
 
-    /// All main leads of `user` with their campaign and secondary contacts, ordered by id.
-    /// Two queries whatever the number of leads: main leads, then every secondary contact.
-    pub(crate) async fn leads(&self, user: i64) -> Result<Vec<Lead>, SandboxError> {
+    /// The main leads of `user` with their campaign and secondary contacts, ordered by id: all
+    /// of them, or a window and the count of all. Two or three queries whatever the number of
+    /// leads: main leads, then every secondary contact of those, then the count if windowed.
+    pub(crate) async fn leads(
+        &self,
+        user: i64,
+        window: Option<Window>,
+    ) -> Result<Listed<Lead>, SandboxError> {
         self.run("listing leads", move |tx| {
-            let mut contacts = secondary_contacts(tx, user)?;
-            let mut leads = main_leads(tx, user)?;
+            let mut leads = main_leads(tx, user, window)?;
+            // Ordered by id, a window's leads are exactly the main leads between its first and
+            // last id, so their contacts are the contacts with a parent in that range.
+            let parents = match (leads.first(), leads.last()) {
+                (Some(first), Some(last)) => (first.id, last.id),
+                _ => return Ok(Listed { items: leads, total: count_main(tx, user)? }),
+            };
+            let mut contacts = secondary_contacts(tx, user, parents)?;
             for lead in &mut leads {
                 lead.secondary_contacts = contacts.remove(&lead.id).unwrap_or_default();
             }
-            Ok(leads)
+            match window {
+                None => Ok(Listed::whole(leads)),
+                Some(_) => Ok(Listed { items: leads, total: count_main(tx, user)? }),
+            }
         })
         .await
     }
@@ -156,12 +170,23 @@ fn insert_row(
     Ok(tx.last_insert_rowid())
 }
 
-fn main_leads(tx: &Transaction<'_>, user: i64) -> Result<Vec<Lead>, SandboxError> {
+fn count_main(tx: &Transaction<'_>, user: i64) -> Result<i64, SandboxError> {
+    let sql = "SELECT COUNT(*) FROM leads WHERE user_id = ?1 AND parent_id IS NULL";
+    Ok(tx.prepare_cached(sql)?.query_row([user], |row| row.get(0))?)
+}
+
+fn main_leads(
+    tx: &Transaction<'_>,
+    user: i64,
+    window: Option<Window>,
+) -> Result<Vec<Lead>, SandboxError> {
     let sql = "SELECT l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.created_at,
                l.updated_at, c.name FROM leads l JOIN campaigns c ON c.id = l.campaign_id
-               WHERE l.user_id = ?1 AND l.parent_id IS NULL ORDER BY l.id";
+               WHERE l.user_id = ?1 AND l.parent_id IS NULL ORDER BY l.id LIMIT ?2 OFFSET ?3";
+    // SQLite reads LIMIT -1 as no limit, so one statement serves the whole list and a window.
+    let Window { offset, limit } = window.unwrap_or(Window { offset: 0, limit: -1 });
     let mut statement = tx.prepare_cached(sql)?;
-    let rows = statement.query_map([user], |row| {
+    let rows = statement.query_map(params![user, limit, offset], |row| {
         Ok(Lead {
             id: row.get(0)?,
             campaign_id: row.get(1)?,
@@ -177,15 +202,18 @@ fn main_leads(tx: &Transaction<'_>, user: i64) -> Result<Vec<Lead>, SandboxError
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Every secondary contact of `user`, grouped by main lead, each group ordered by id.
+/// The secondary contacts of `user` whose main lead's id is in `parents` (inclusive), grouped
+/// by main lead, each group ordered by id.
 fn secondary_contacts(
     tx: &Transaction<'_>,
     user: i64,
+    (first, last): (i64, i64),
 ) -> Result<HashMap<i64, Vec<SecondaryContact>>, SandboxError> {
     let sql = "SELECT parent_id, id, phone_number, variables, status, created_at, updated_at
-               FROM leads WHERE user_id = ?1 AND parent_id IS NOT NULL ORDER BY parent_id, id";
+               FROM leads WHERE user_id = ?1 AND parent_id BETWEEN ?2 AND ?3
+               ORDER BY parent_id, id";
     let mut statement = tx.prepare_cached(sql)?;
-    let mut rows = statement.query([user])?;
+    let mut rows = statement.query(params![user, first, last])?;
     let mut groups: HashMap<i64, Vec<SecondaryContact>> = HashMap::new();
     while let Some(row) = rows.next()? {
         let contact = SecondaryContact {

@@ -26,6 +26,27 @@ use super::error::SandboxError;
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
+/// Part of a list, or all of it: the records read and how many the whole list holds.
+pub(crate) struct Listed<T> {
+    pub items: Vec<T>,
+    pub total: i64,
+}
+
+impl<T> Listed<T> {
+    /// A whole list: its total is its length.
+    fn whole(items: Vec<T>) -> Listed<T> {
+        let total = i64::try_from(items.len()).unwrap_or(i64::MAX);
+        Listed { items, total }
+    }
+}
+
+/// Which records of a list to read: `limit` of them after skipping `offset`, in id order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Window {
+    pub offset: i64,
+    pub limit: i64,
+}
+
 /// A handle to the database thread; cheap to clone. The thread ends when the last clone drops.
 #[derive(Clone)]
 pub(crate) struct Store {

@@ -5,6 +5,7 @@ mod api;
 mod faults;
 mod leads;
 mod seeding;
+mod shapes;
 mod throughput;
 mod webhook;
 

@@ -508,3 +508,38 @@ fn a_token_rotated_between_runs_resumes_the_same_run() {
     assert!(!err.contains(ALICE_ROTATED) && !after.iter().any(|l| l.contains("token-alice")));
     assert_exactly_once(&sb, 120, true);
 }
+
+/// The real service's docs show its lists bare, wrapped and paged: an import that resumes
+/// after a SIGKILL, under dropped connections (so rows are reconciled against the lead list,
+/// walked page by page), and a sync of a grown sheet, work the same against each.
+#[test]
+fn import_resume_and_sync_work_with_every_list_shape() {
+    use leadsync::sandbox::{ListShape, SandboxConfig};
+    for shape in [ListShape::Bare, ListShape::Wrapped, ListShape::Paged] {
+        let faults = Faults { drop_rate: 0.2, seed: Some(21), ..Faults::default() };
+        let sb = TestSandbox::with_config(SandboxConfig {
+            faults,
+            list_shape: shape,
+            ..SandboxConfig::default()
+        });
+        let run = Run::new(&sb, 60, false);
+        let mut child = run.spawn(&sb, &["--concurrency", "2"]);
+        wait_for_attempts(&run.dir.join("state"), 10);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        run.cli(&sb, &[]).expect_code(3);
+        let report = run.report();
+        assert_eq!(summary_count(&report, "created"), 54, "{shape:?}: {report}");
+        std::fs::write(&run.csv, sheet(80, false)).unwrap();
+        let (_, err) = sb
+            .cli(ALICE)
+            .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+            .args(["sync"])
+            .args([&run.csv])
+            .args(defaults(&[]))
+            .expect_code(3);
+        assert!(err.contains("54 skipped"), "{shape:?}: only new rows sent: {err}");
+        let healthy = sb.reopen();
+        assert_exactly_once(&healthy, 80, false);
+    }
+}

@@ -87,7 +87,7 @@ pub fn string_map<'de, D>(de: D) -> Result<indexmap::IndexMap<String, String>, D
 where
     D: Deserializer<'de>,
 {
-    let map = match Value::deserialize(de)? {
+    let map = match json_text_decoded(Value::deserialize(de)?) {
         Value::Object(map) => map,
         // PHP encodes an empty associative array as `[]`.
         Value::Null | Value::Array(_) => return Ok(Default::default()),
@@ -98,10 +98,57 @@ where
     Ok(map.into_iter().map(|(k, v)| (k, scalar_text(v))).collect())
 }
 
+/// A list of texts, also when it arrives as JSON text (`"[\"monday\"]"`, as Laravel sends a
+/// JSON column without a cast) or as null.
+pub fn text_list<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<String>, D::Error> {
+    match json_text_decoded(Value::deserialize(de)?) {
+        Value::Array(items) => Ok(items.into_iter().map(scalar_text).collect()),
+        Value::Null => Ok(Vec::new()),
+        other => Err(serde::de::Error::custom(format!("expected a list, got {other}"))),
+    }
+}
+
+/// A JSON array or object that arrives encoded as text, decoded; anything else as it is.
+fn json_text_decoded(value: Value) -> Value {
+    match &value {
+        Value::String(text) if text.trim_start().starts_with(['[', '{']) => {
+            serde_json::from_str(text).unwrap_or(value)
+        }
+        _ => value,
+    }
+}
+
 fn scalar_text(value: Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(s) => s,
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Holder {
+        #[serde(deserialize_with = "text_list")]
+        days: Vec<String>,
+        #[serde(deserialize_with = "string_map")]
+        vars: indexmap::IndexMap<String, String>,
+    }
+
+    #[test]
+    fn lists_and_maps_arrive_as_json_text_too() {
+        let held: Holder = serde_json::from_str(
+            r#"{"days": "[\"monday\",\"friday\"]", "vars": "{\"customer_name\":\"Anna\",\"n\":3}"}"#,
+        )
+        .unwrap();
+        assert_eq!(held.days, ["monday", "friday"]);
+        assert_eq!(held.vars["customer_name"], "Anna");
+        assert_eq!(held.vars["n"], "3");
+        let plain: Holder = serde_json::from_str(r#"{"days": null, "vars": []}"#).unwrap();
+        assert!(plain.days.is_empty() && plain.vars.is_empty());
+        assert!(serde_json::from_str::<Holder>(r#"{"days": 5, "vars": {}}"#).is_err());
     }
 }

@@ -319,7 +319,7 @@ pub struct Campaign {
     #[serde(deserialize_with = "lenient::text")]
     pub allowed_hours_end_time: String,
     /// Lowercase English day names.
-    #[serde(deserialize_with = "lenient::or_default")]
+    #[serde(deserialize_with = "lenient::text_list")]
     pub allowed_days: Vec<String>,
     #[serde(deserialize_with = "lenient::int")]
     pub max_retries: i64,

@@ -184,6 +184,11 @@ impl RowChecker {
         self.note_cell_errors(record, &mut report);
         if !report.errors.is_empty() {
             report.status = RowStatus::Rejected;
+            // A rejected row's report shows what was typed, whichever reports were asked for:
+            // a few rows' cells, never every row's.
+            if report.source_cells.is_empty() {
+                report.source_cells = cells.iter().map(str::to_string).collect();
+            }
         }
         let key = match (phone_key, campaign_key) {
             (Some(p), Some(c)) if report.errors.is_empty() => Some((c, p)),

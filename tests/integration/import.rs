@@ -453,3 +453,25 @@ pub(crate) fn assert_schema(report: &Value) {
     let errors: Vec<_> = validator.iter_errors(report).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+/// The HTML report's "Phone as typed" shows what was typed for a rejected row whatever other
+/// reports are written (it used to need a CSV report beside it, and said "empty" otherwise).
+#[test]
+fn the_html_report_shows_the_phone_as_typed_without_a_csv_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(
+        dir.path(),
+        "typed.csv",
+        "Name,Telefon,Kampagne\nA,0151 CALL ME,1\nB,+4915112345678,1\n",
+    );
+    let (json, html) = (dir.path().join("r.json"), dir.path().join("r.html"));
+    Cli::new()
+        .args(["import", csv.to_str().unwrap(), "--offline", "--report"])
+        .args([&json])
+        .args(["--report"])
+        .args([&html])
+        .expect_code(3);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(">0151 CALL ME</td>"), "the typed phone is shown");
+    assert!(!page.contains("phone empty"), "not `empty`");
+}

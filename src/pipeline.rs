@@ -253,7 +253,9 @@ async fn prepare_send(
     drop(leads);
     let header = run_header(opts, plan, source, service, account, index.max_id(), client)?;
     let reading = std::time::Instant::now();
-    let (journal, recovered) = journal::open_run(lock, header, push.on_change, push.restart)?;
+    let (journal, recovered) =
+        journal::open_run(lock, header.clone(), push.on_change, push.restart)?;
+    let identity = recovered.header.clone().unwrap_or(header);
     tracing::info!(
         journal = %path.display(),
         settled = recovered.done(),
@@ -281,6 +283,7 @@ async fn prepare_send(
         allow_duplicates: opts.allow_duplicates,
         config: push.config.clone(),
         source: opts.location.clone(),
+        identity,
     })
 }
 

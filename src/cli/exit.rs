@@ -26,6 +26,16 @@ pub const LOCKED: u8 = 4;
 /// Exit code after Ctrl-C (130).
 pub const INTERRUPTED: u8 = 130;
 
+/// The exit code of a command that ran to its end.
+pub fn code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Success => 0,
+        Outcome::Problems => PROBLEMS,
+        Outcome::Interrupted => INTERRUPTED,
+        Outcome::Locked => LOCKED,
+    }
+}
+
 pub fn exit_code(result: &anyhow::Result<Outcome>) -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

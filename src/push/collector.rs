@@ -40,12 +40,16 @@ pub struct SendPlan {
     pub config: PushConfig,
     /// The source as the user named it, for messages.
     pub source: String,
+    /// The run's identity, as its journal records it.
+    pub identity: crate::journal::RunHeader,
 }
 
 /// How the sending went, beyond the row counts.
 #[derive(Debug, Clone, Default)]
 pub struct PushSummary {
     pub journal: PathBuf,
+    /// The run's identity as its journal records it.
+    pub identity: Option<crate::journal::RunHeader>,
     /// Rows whose outcome came from the journal of an earlier run.
     pub from_journal: u64,
     /// Rows settled by finding their lead on the service's list.
@@ -120,8 +124,11 @@ impl Collector {
     ) -> Collector {
         let Workers { jobs, results, pool } = Workers::start(client, &plan.config);
         let claimed = std::mem::take(&mut plan.recovered.claimed);
-        let summary =
-            PushSummary { journal: plan.journal.path().to_path_buf(), ..PushSummary::default() };
+        let summary = PushSummary {
+            journal: plan.journal.path().to_path_buf(),
+            identity: Some(plan.identity.clone()),
+            ..PushSummary::default()
+        };
         Collector {
             client: client.clone(),
             plan,

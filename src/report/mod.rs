@@ -12,6 +12,7 @@ mod error;
 mod html;
 mod json;
 pub mod model;
+mod run_summary;
 mod staged;
 mod terminal;
 
@@ -22,6 +23,7 @@ pub use error::ReportError;
 pub use model::{
     ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
 };
+pub use run_summary::{PushCounts, RunSummary};
 pub use terminal::terminal_summary;
 
 /// The CSV formula-injection escape, shared with the lead and notification exports.

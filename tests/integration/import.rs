@@ -475,3 +475,52 @@ fn the_html_report_shows_the_phone_as_typed_without_a_csv_report() {
     assert!(page.contains(">0151 CALL ME</td>"), "the typed phone is shown");
     assert!(!page.contains("phone empty"), "not `empty`");
 }
+
+/// `--summary-json` for scripts: checked against `schema/summary.schema.json`, for a dry run
+/// (to stdout) and for a sending run (to a file), with counts that match the report's.
+#[test]
+fn the_run_summary_for_scripts_matches_its_schema_and_the_run() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/summary.schema.json");
+    let schema = json(&std::fs::read_to_string(path).unwrap());
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let valid = |doc: &Value| {
+        let errors: Vec<_> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{doc}");
+    };
+    let sb = TestSandbox::start();
+    let csv = write(
+        sb.dir.path(),
+        "s.csv",
+        "Name,Telefon,Kampagne\nA,0151 23000001,Spring Outreach\nB,12,Spring Outreach\nC,0151 23000003,Spring Outreach\n",
+    );
+    let csv = csv.to_str().unwrap();
+    let (out, _) = sb
+        .cli(ALICE)
+        .args(["import", csv, "--dry-run", "--summary-json", "-", "-q"])
+        .expect_code(3);
+    let dry = json(&out);
+    valid(&dry);
+    assert_eq!(dry["exit_code"], 3);
+    assert_eq!(
+        (dry["counts"]["valid"].as_u64(), dry["counts"]["rejected"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(dry["codes"]["invalid_phone"], 1);
+    assert!(dry["journal"].is_null() && dry["identity"].is_null() && dry["dry_run"] == true);
+    let summary = sb.path("summary.json");
+    sb.cli(ALICE)
+        .env("LEADSYNC_STATE_DIR", sb.path("state"))
+        .args(["import", csv, "--rate", "0", "--summary-json", summary.to_str().unwrap()])
+        .args(["--report", sb.path("r.json").to_str().unwrap()])
+        .expect_code(3);
+    let sent = json(&std::fs::read_to_string(&summary).unwrap());
+    valid(&sent);
+    assert_eq!(sent["counts"]["created"], 2);
+    assert_eq!(sent["push"]["sent"], 2);
+    assert_eq!(sent["identity"]["account"], "user:1");
+    assert_eq!(sent["reports"][0], sb.path("r.json").to_str().unwrap());
+    let journal = sent["journal"].as_str().unwrap();
+    let first_line = std::fs::read_to_string(journal).unwrap().lines().next().unwrap().to_string();
+    assert_eq!(json(&first_line)["fingerprint"], sent["identity"]["fingerprint"]);
+    assert!(!std::fs::read_to_string(&summary).unwrap().contains(ALICE), "no token");
+}

@@ -13,7 +13,7 @@ use crate::mapping::{MappingFile, parse_delimiter};
 use crate::pipeline::{self, ImportOptions, ImportResult, PushOptions};
 use crate::progress::Display;
 use crate::push::PushConfig;
-use crate::report::terminal_summary;
+use crate::report::{PushCounts, RunSummary, terminal_summary};
 
 /// Where the rows come from and how they map: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
@@ -53,6 +53,10 @@ pub struct SourceArgs {
     /// Write a report; the format comes from the extension (.json, .csv, .html). Repeatable
     #[arg(long, value_name = "PATH")]
     pub report: Vec<PathBuf>,
+    /// Write a JSON summary of the run for scripts (`-` for stdout): counts per status and
+    /// code, journal and report paths, duration, exit code, the run's identity
+    #[arg(long, value_name = "PATH")]
+    pub summary_json: Option<PathBuf>,
     /// Threads that check rows, up to 256 (default: one per core)
     #[arg(
         long,
@@ -140,8 +144,52 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
     });
     let push = push.transpose()?;
     let display = display(config, false);
+    let started = std::time::Instant::now();
     let result = execute(&args.source, config, args.offline, dry_run, push, display).await?;
-    print_result(&result, config)
+    let outcome = print_result(&result, config)?;
+    write_summary(&args.source, "import", &result, outcome, started)?;
+    Ok(outcome)
+}
+
+/// `--summary-json`: the run summary for scripts, to a file (written aside, then renamed) or
+/// to stdout.
+pub fn write_summary(
+    source: &SourceArgs,
+    command: &str,
+    result: &ImportResult,
+    outcome: Outcome,
+    started: std::time::Instant,
+) -> anyhow::Result<()> {
+    let Some(path) = &source.summary_json else { return Ok(()) };
+    let mut summary = RunSummary::new(command, &result.outcome, &result.run);
+    summary.exit_code = crate::cli::exit::code(outcome);
+    summary.duration_secs = started.elapsed().as_secs_f64();
+    if let Some(push) = &result.push {
+        summary.journal = Some(push.journal.clone());
+        summary.identity = push.identity.as_ref();
+        summary.push = Some(PushCounts {
+            sent: push.sent,
+            from_journal: push.from_journal,
+            reconciled: push.reconciled,
+            rate_limited: push.rate_limited,
+            in_doubt: push.unsettled,
+            sending_secs: push.sending_secs,
+        });
+    }
+    let mut text = serde_json::to_string_pretty(&summary)?;
+    text.push('\n');
+    if path.as_os_str() == "-" {
+        use std::io::Write;
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    let mut aside = path.clone().into_os_string();
+    aside.push(".part");
+    std::fs::write(&aside, text)
+        .with_context(|| format!("writing the summary `{}`", path.display()))?;
+    std::fs::rename(&aside, path)
+        .with_context(|| format!("writing the summary `{}`", path.display()))?;
+    Ok(())
 }
 
 /// Runs the pipeline for `import` and `sync`: session, download, Ctrl-C, the import itself.

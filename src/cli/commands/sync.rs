@@ -2,7 +2,9 @@
 //! resumes an interrupted run, exits 4 when an overlapping run holds the run's lock, and prints
 //! plain log lines instead of bars.
 
-use super::import::{SendArgs, SourceArgs, display, execute, print_result, push_config, state_dir};
+use super::import::{
+    SendArgs, SourceArgs, display, execute, print_result, push_config, state_dir, write_summary,
+};
 use crate::cli::{Config, Outcome};
 use crate::journal::{JournalError, OnChange};
 use crate::pipeline::{PipelineError, PushOptions};
@@ -34,8 +36,13 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         eprintln!("sync: {} started", args.source.source);
     }
     let display = display(config, true);
+    let started = std::time::Instant::now();
     match execute(&args.source, config, false, false, Some(push), display).await {
-        Ok(result) => print_result(&result, config),
+        Ok(result) => {
+            let outcome = print_result(&result, config)?;
+            write_summary(&args.source, "sync", &result, outcome, started)?;
+            Ok(outcome)
+        }
         Err(e) if is_busy(&e) => {
             eprintln!(
                 "error: another `leadsync sync` of `{}` is running ({e:#}); this run exits",

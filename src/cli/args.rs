@@ -57,6 +57,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = OutputMode::Table)]
     pub output: OutputMode,
 
+    /// Colour on stderr: auto (on a terminal, unless NO_COLOR is set or CLICOLOR_FORCE forces
+    /// it), always or never
+    #[arg(long, global = true, value_enum, default_value_t = super::color::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: super::color::ColorChoice,
+
     /// Print only errors on stderr
     #[arg(short, long, global = true)]
     pub quiet: bool,

@@ -27,6 +27,8 @@ pub struct Config {
     pub verbose: u8,
     /// Someone is watching stderr: progress bars make sense.
     pub stderr_is_tty: bool,
+    /// Colour on stderr (see `color.rs`).
+    pub color: bool,
     pub timeout: Duration,
 }
 
@@ -46,6 +48,7 @@ impl Config {
             quiet: args.quiet,
             verbose: args.verbose,
             stderr_is_tty: std::io::stderr().is_terminal(),
+            color: super::color::from_env(args.color),
             timeout,
         })
     }

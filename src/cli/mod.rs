@@ -4,6 +4,7 @@ mod args;
 mod commands;
 pub(crate) mod config;
 pub(crate) mod exit;
+pub mod color;
 mod session;
 mod table;
 
@@ -67,7 +68,7 @@ fn init_tracing(global: &GlobalArgs) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let ansi = color::from_env(global.color);
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

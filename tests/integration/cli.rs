@@ -312,3 +312,31 @@ fn created(folder: &Path) -> usize {
         })
         .sum()
 }
+
+/// `--color`, `NO_COLOR` and `CLICOLOR_FORCE`, through the binary (stderr is a pipe here, so
+/// `auto` alone means no colour).
+#[test]
+fn colour_follows_the_flag_then_no_color_then_clicolor_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "c.csv", "Name,Phone\na,+4915112345678\nb,12\n");
+    let csv = csv.to_str().unwrap();
+    let run = |flag: Option<&str>, env: &[(&str, &str)]| {
+        let mut cli = Cli::new().args(["import", csv, "--offline", "--campaign", "1"]);
+        if let Some(flag) = flag {
+            cli = cli.args(["--color", flag]);
+        }
+        for (key, value) in env {
+            cli = cli.env(key, value);
+        }
+        let (_, err) = cli.expect_code(3);
+        err.contains("\x1b[")
+    };
+    assert!(!run(None, &[]), "no colour into a pipe");
+    assert!(run(Some("always"), &[]));
+    assert!(run(Some("always"), &[("NO_COLOR", "1")]), "the flag beats NO_COLOR");
+    assert!(!run(Some("never"), &[("CLICOLOR_FORCE", "1")]));
+    assert!(run(None, &[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(None, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]), "NO_COLOR beats it");
+    let (_, err) = Cli::new().args(["--color", "sometimes", "campaigns", "list"]).expect_code(2);
+    assert!(err.contains("possible values: auto, always, never"), "{err}");
+}

@@ -197,6 +197,8 @@ impl Cli {
             "LEADSYNC_TOKEN_FILE",
             "LEADSYNC_TIMEOUT",
             "RUST_LOG",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
         ] {
             cmd.env_remove(var);
         }

@@ -294,7 +294,11 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
         for note in &result.mapping_notes {
             eprintln!("mapping: {note}");
         }
-        eprint!("{}", terminal_summary(&result.outcome, &result.run));
+        let summary = terminal_summary(&result.outcome, &result.run);
+        match config.color {
+            true => eprint!("{}", crate::cli::color::paint_summary(&summary)),
+            false => eprint!("{summary}"),
+        }
         if let Some(push) = &result.push {
             eprint!("{}", push_lines(push, &result.outcome.summary));
         }

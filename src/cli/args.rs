@@ -49,6 +49,10 @@ pub struct GlobalArgs {
     )]
     pub timeout: f64,
 
+    /// Settings of one account from `$XDG_CONFIG_HOME/leadsync/config.toml` (`[profiles.NAME]`)
+    #[arg(long, env = "LEADSYNC_PROFILE", global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+
     /// Run against an embedded sandbox service with demo data: no account needed
     #[arg(long, global = true, conflicts_with = "base_url")]
     pub sandbox: bool,

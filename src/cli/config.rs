@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use super::args::{GlobalArgs, OutputMode, TIMEOUT_SECS};
+use super::profile::{self, Profile};
 use crate::client::{ClientConfig, ConfigError, Token};
 
 /// Which service a command talks to.
@@ -29,6 +30,8 @@ pub struct Config {
     pub stderr_is_tty: bool,
     /// Colour on stderr (see `color.rs`).
     pub color: bool,
+    /// The selected profile's settings (empty without `--profile`).
+    pub profile: Profile,
     pub timeout: Duration,
 }
 
@@ -37,7 +40,15 @@ impl Config {
         let timeout = timeout(args.timeout)?;
         // A missing service is an error only for commands that need one (`init` and offline
         // dry runs do not), so it is kept until `target()` is asked for.
-        let (target, target_error) = match resolve_target(args, timeout) {
+        let profile = match &args.profile {
+            Some(name) => {
+                let path = profile::config_path()
+                    .context("no config folder to read profiles from: set `XDG_CONFIG_HOME`")?;
+                profile::load(&path, name)?
+            }
+            None => Profile::default(),
+        };
+        let (target, target_error) = match resolve_target(args, &profile, timeout) {
             Ok(t) => (Some(t), None),
             Err(e) => (None, Some(format!("{e:#}"))),
         };
@@ -49,6 +60,7 @@ impl Config {
             verbose: args.verbose,
             stderr_is_tty: std::io::stderr().is_terminal(),
             color: super::color::from_env(args.color),
+            profile,
             timeout,
         })
     }
@@ -73,26 +85,39 @@ fn timeout(secs: f64) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-fn resolve_target(args: &GlobalArgs, timeout: Duration) -> anyhow::Result<Target> {
+fn resolve_target(
+    args: &GlobalArgs,
+    profile: &Profile,
+    timeout: Duration,
+) -> anyhow::Result<Target> {
     if args.sandbox {
         return Ok(Target::Sandbox);
     }
-    let Some(base_url) = &args.base_url else {
+    let Some(base_url) = args.base_url.as_ref().or(profile.base_url.as_ref()) else {
         bail!(
-            "no service given: pass `--base-url URL` or set `LEADSYNC_BASE_URL` (or try `--sandbox`)"
+            "no service given: pass `--base-url URL`, set `LEADSYNC_BASE_URL` or use a `--profile` (or try `--sandbox`)"
         );
     };
-    let token = read_token(args)?;
+    let token = read_token(args, profile)?;
     let config = ClientConfig::new(base_url, token, timeout, args.allow_insecure_http)?;
     Ok(Target::Service(config))
 }
 
-fn read_token(args: &GlobalArgs) -> anyhow::Result<Token> {
+/// `--token-file` (or `LEADSYNC_TOKEN_FILE`), else `LEADSYNC_TOKEN`, else the profile's
+/// `token_file`.
+fn read_token(args: &GlobalArgs, profile: &Profile) -> anyhow::Result<Token> {
+    let from_file = |path: &std::path::Path| {
+        profile::warn_if_readable_by_others(path);
+        Token::from_file(path).context("reading the token")
+    };
     if let Some(path) = &args.token_file {
-        return Token::from_file(path).context("reading the token");
+        return from_file(path);
     }
-    match std::env::var("LEADSYNC_TOKEN") {
-        Ok(raw) => Ok(Token::new(raw)?),
-        Err(_) => Err(ConfigError::NoToken.into()),
+    if let Ok(raw) = std::env::var("LEADSYNC_TOKEN") {
+        return Ok(Token::new(raw)?);
+    }
+    match &profile.token_file {
+        Some(path) => from_file(path),
+        None => Err(ConfigError::NoToken.into()),
     }
 }

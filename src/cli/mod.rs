@@ -5,6 +5,7 @@ mod commands;
 pub(crate) mod config;
 pub(crate) mod exit;
 pub mod color;
+mod profile;
 mod session;
 mod table;
 

@@ -26,7 +26,7 @@ const SANDBOX_DB: &str = "sandbox.sqlite";
 impl Session {
     /// Opens the service, with the embedded sandbox (if any) kept in the default state folder.
     pub async fn open(config: &Config) -> anyhow::Result<Session> {
-        Session::open_in(config, &state_dir(None)?).await
+        Session::open_in(config, &state_dir(None, config.profile.state_dir.as_deref())?).await
     }
 
     /// Opens the service, with the embedded sandbox (if any) kept in `state_dir`.
@@ -61,14 +61,17 @@ impl Session {
     }
 }
 
-/// The folder for journals, locks, the account key and the embedded sandbox: the one given
-/// (`--state-dir` or `LEADSYNC_STATE_DIR`), else the XDG state directory.
-pub fn state_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = given {
+/// The folder for journals, locks, the account key and the embedded sandbox: the flag
+/// (`--state-dir`), else `LEADSYNC_STATE_DIR`, else the profile's, else the XDG state directory.
+pub fn state_dir(flag: Option<&Path>, profile: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = flag {
         return Ok(dir.to_path_buf());
     }
     if let Some(dir) = std::env::var_os("LEADSYNC_STATE_DIR").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = profile {
+        return Ok(dir.to_path_buf());
     }
     let dirs = directories::ProjectDirs::from("", "", "leadsync")
         .context("no home directory to keep journals in: pass `--state-dir DIR`")?;

@@ -340,3 +340,64 @@ fn colour_follows_the_flag_then_no_color_then_clicolor_force() {
     let (_, err) = Cli::new().args(["--color", "sometimes", "campaigns", "list"]).expect_code(2);
     assert!(err.contains("possible values: auto, always, never"), "{err}");
 }
+
+/// Profiles: `--profile` or `LEADSYNC_PROFILE` fills in the service, token file, region, rate
+/// and state folder; a flag or the environment beats the profile, which beats the mapping file.
+#[test]
+fn profiles_fill_in_what_flags_and_environment_leave_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    let token = write(dir, "alice.token", "token-alice\n");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let loose = write(dir, "loose.token", "token-alice\n");
+    std::fs::set_permissions(&loose, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let state = dir.join("alice-state");
+    let config = format!(
+        "[profiles.alice]\nbase_url = \"{}\"\ntoken_file = \"{}\"\nregion = \"AT\"\nrate = 0\nstate_dir = \"{}\"\n\n[profiles.loose]\nbase_url = \"{}\"\ntoken_file = \"{}\"\n\n[profiles.leaky]\ntoken = \"token-alice\"\n",
+        sb.base_url,
+        token.display(),
+        state.display(),
+        sb.base_url,
+        loose.display()
+    );
+    std::fs::create_dir_all(dir.join("xdg/leadsync")).unwrap();
+    std::fs::write(dir.join("xdg/leadsync/config.toml"), config).unwrap();
+    let cli = || Cli::new().env("XDG_CONFIG_HOME", dir.join("xdg"));
+    let (out, err) = cli().args(["--profile", "alice", "campaigns", "list"]).ok();
+    assert!(out.contains("Spring Outreach") && !err.contains("warning"), "{out}{err}");
+    let (out, _) = cli().env("LEADSYNC_PROFILE", "alice").args(["campaigns", "list"]).ok();
+    assert!(out.contains("Spring Outreach"));
+    let (_, err) = cli().args(["--profile", "loose", "campaigns", "list"]).ok();
+    assert!(err.contains("can be read by other users (mode 644)"), "{err}");
+    let (_, err) = cli().args(["--profile", "leaky", "campaigns", "list"]).expect_code(1);
+    assert!(err.contains("tokens live in files") && !err.contains("token-alice"), "{err}");
+    let (_, err) = cli().args(["--profile", "nope", "campaigns", "list"]).expect_code(1);
+    assert!(err.contains("it has: alice, leaky, loose"), "{err}");
+    // Region: the flag, else the profile (AT), which beats the mapping file (DE).
+    let csv = write(dir, "at.csv", "Name,Telefon\nA,0664 1234567\n");
+    let mapping = write(
+        dir,
+        "m.toml",
+        "phone = \"Telefon\"\ncampaign = 10\nregion = \"DE\"\n[variables]\ncustomer_name = \"Name\"\n",
+    );
+    let phone = |extra: &[&str]| {
+        let (out, _) = cli()
+            .args(["--profile", "alice", "import", csv.to_str().unwrap(), "--dry-run"])
+            .args(["-m", mapping.to_str().unwrap(), "--summary-json", "-", "-q"])
+            .args(["--report", dir.join("r.json").to_str().unwrap()])
+            .args(extra)
+            .ok();
+        assert_eq!(json(&out)["counts"]["valid"], 1, "{out}");
+        let report = json(&std::fs::read_to_string(dir.join("r.json")).unwrap());
+        report["rows"][0]["phone"].as_str().unwrap().to_string()
+    };
+    assert_eq!(phone(&[]), "+436641234567", "the profile's region beats the mapping's");
+    assert_eq!(phone(&["--region", "DE"]), "+496641234567", "the flag beats the profile");
+    // The profile's state folder, unless the environment names another.
+    let csv = write(dir, "send.csv", "Name,Telefon,Kampagne\nA,0151 77000001,Spring Outreach\n");
+    let mut send = cli().args(["--profile", "alice", "import", csv.to_str().unwrap()]);
+    send.cmd.env_remove("LEADSYNC_STATE_DIR");
+    send.ok();
+    assert!(state.join("journals").is_dir(), "the journal went to the profile's state_dir");
+}

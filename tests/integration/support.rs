@@ -199,12 +199,15 @@ impl Cli {
             "RUST_LOG",
             "NO_COLOR",
             "CLICOLOR_FORCE",
+            "LEADSYNC_PROFILE",
         ] {
             cmd.env_remove(var);
         }
         cmd.timeout(Duration::from_secs(120));
         let state = tempfile::tempdir().unwrap();
         cmd.env("LEADSYNC_STATE_DIR", state.path());
+        // No profile of the machine's user leaks into a test.
+        cmd.env("XDG_CONFIG_HOME", state.path().join("config"));
         Cli { cmd, _state: state }
     }
 

@@ -72,24 +72,13 @@ pub struct SourceArgs {
 /// How to send: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SendArgs {
-    /// Requests in flight at once (1 to 256)
-    #[arg(
-        long,
-        default_value_t = 4,
-        value_name = "N",
-        value_parser = args::concurrency,
-        allow_negative_numbers = true
-    )]
-    pub concurrency: u16,
-    /// Requests per second, smooth: 0.01 to 10000, or 0 for no limit
-    #[arg(
-        long,
-        default_value_t = 5.0,
-        value_name = "PER_SECOND",
-        value_parser = args::rate,
-        allow_negative_numbers = true
-    )]
-    pub rate: f64,
+    /// Requests in flight at once (1 to 256; default: the profile's, else 4)
+    #[arg(long, value_name = "N", value_parser = args::concurrency, allow_negative_numbers = true)]
+    pub concurrency: Option<u16>,
+    /// Requests per second, smooth: 0.01 to 10000, or 0 for no limit (default: the profile's,
+    /// else 5)
+    #[arg(long, value_name = "PER_SECOND", value_parser = args::rate, allow_negative_numbers = true)]
+    pub rate: Option<f64>,
     /// Retries (0 to 100) of a write the service cannot have acted on (a 503, a connection that
     /// never opened), and resends of one in doubt that the lead list shows was not saved
     #[arg(
@@ -100,7 +89,7 @@ pub struct SendArgs {
         allow_negative_numbers = true
     )]
     pub max_retries: u32,
-    /// Folder for journals and locks (default: the XDG state directory)
+    /// Folder for journals and locks (default: the profile's, else the XDG state directory)
     #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 }
@@ -132,11 +121,11 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
     let dry_run = args.dry_run || args.offline;
     let push = (!dry_run).then(|| -> anyhow::Result<PushOptions> {
         Ok(PushOptions {
-            config: push_config(&args.send)?,
+            config: push_config(&args.send, config)?,
             skip_existing: args.skip_existing,
             restart: args.restart,
             journal: args.journal.clone(),
-            state_dir: state_dir(&args.send)?,
+            state_dir: state_dir(&args.send, config)?,
             journal_folder: "journals",
             run_key: String::new(),
             on_change: OnChange::Refuse,
@@ -210,7 +199,7 @@ pub async fn execute(
         false => {
             let state_dir = match &push {
                 Some(push) => push.state_dir.clone(),
-                None => crate::cli::session::state_dir(None)?,
+                None => crate::cli::session::state_dir(None, config.profile.state_dir.as_deref())?,
             };
             Some(Session::open_in(config, &state_dir).await?)
         }
@@ -222,7 +211,7 @@ pub async fn execute(
         location: source.source.clone(),
         mapping,
         sheet: source.sheet.clone(),
-        region: source.region.clone(),
+        region: source.region.clone().or_else(|| config.profile.region.clone()),
         campaign: source.campaign.clone(),
         delimiter: source.delimiter,
         encoding: source.encoding.clone(),
@@ -245,17 +234,22 @@ pub async fn execute(
 
 /// The send settings, each already held to its range by its clap parser (`SendArgs` is only
 /// ever built by clap).
-pub fn push_config(args: &SendArgs) -> anyhow::Result<PushConfig> {
+/// How to send: the flag, else the profile, else the default.
+pub fn push_config(args: &SendArgs, config: &Config) -> anyhow::Result<PushConfig> {
+    let defaults = PushConfig::default();
+    let profile = &config.profile;
+    let concurrency = args.concurrency.or(profile.concurrency).map(usize::from);
     Ok(PushConfig {
-        concurrency: usize::from(args.concurrency),
-        rate: args.rate,
+        concurrency: concurrency.unwrap_or(defaults.concurrency),
+        rate: args.rate.or(profile.rate).unwrap_or(defaults.rate),
         max_retries: args.max_retries,
-        ..PushConfig::default()
+        ..defaults
     })
 }
 
-pub fn state_dir(args: &SendArgs) -> anyhow::Result<PathBuf> {
-    crate::cli::session::state_dir(args.state_dir.as_deref())
+/// The state folder: `--state-dir` or `LEADSYNC_STATE_DIR`, else the profile's, else XDG's.
+pub fn state_dir(args: &SendArgs, config: &Config) -> anyhow::Result<PathBuf> {
+    crate::cli::session::state_dir(args.state_dir.as_deref(), config.profile.state_dir.as_deref())
 }
 
 /// Bars on a watched terminal, log lines otherwise (always for `sync`), nothing with `-q`.

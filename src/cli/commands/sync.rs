@@ -19,11 +19,11 @@ pub struct SyncArgs {
 
 pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
     let push = PushOptions {
-        config: push_config(&args.send)?,
+        config: push_config(&args.send, config)?,
         skip_existing: true,
         restart: false,
         journal: None,
-        state_dir: state_dir(&args.send)?,
+        state_dir: state_dir(&args.send, config)?,
         journal_folder: "sync",
         // Two cron jobs syncing one sheet with two mappings are two runs, not one that keeps
         // starting over.

@@ -161,8 +161,11 @@ pub async fn import(
         started_at,
         finished_at: String::new(),
     };
-    let keep_cells =
-        opts.reports.iter().any(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
+    // The CSV and XLSX fix files carry every row's original cells.
+    let keep_cells = opts.reports.iter().any(|p| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("xlsx"))
+    });
     let checkers = Checkers {
         plan: Arc::new(plan),
         headers: headers.into(),

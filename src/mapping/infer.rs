@@ -193,7 +193,7 @@ pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
     let rest: Vec<&str> = headers
         .iter()
         .zip(&used)
-        .filter(|(h, u)| !**u && !h.trim().is_empty())
+        .filter(|(h, u)| !**u && !h.trim().is_empty() && !super::is_report_column(h))
         .map(|(h, _)| h.as_str())
         .collect();
     if !rest.is_empty() {

@@ -132,7 +132,8 @@ impl MappingFile {
         variables: &[(String, Vec<usize>)],
         contacts: &[ContactPlan],
     ) -> Vec<(String, Vec<usize>)> {
-        let mut used = vec![false; headers.len()];
+        // The columns leadsync's own fix files add are reports, not data to send.
+        let mut used: Vec<bool> = headers.iter().map(|h| is_report_column(h)).collect();
         used[phone] = true;
         if let CampaignSource::Column(c) = campaign {
             used[*c] = true;
@@ -257,6 +258,12 @@ fn collect_variables(spec: &[(String, Vec<usize>)], cells: &csv::StringRecord) -
         }
     }
     vars
+}
+
+/// A column leadsync's CSV or XLSX fix file added (`leadsync_status`, ...): importing the fix
+/// file again must not send them as variables.
+pub fn is_report_column(header: &str) -> bool {
+    header.trim().starts_with("leadsync_")
 }
 
 #[cfg(test)]

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(
-        "unknown report format `{extension}` for `{path}`: use a path ending in .json, .csv or .html",
+        "unknown report format `{extension}` for `{path}`: use a path ending in .json, .csv, .html or .xlsx",
         path = path.display()
     )]
     UnknownFormat { path: PathBuf, extension: String },
 
     #[error(
-        "report path `{path}` has no extension: use a path ending in .json, .csv or .html",
+        "report path `{path}` has no extension: use a path ending in .json, .csv, .html or .xlsx",
         path = path.display()
     )]
     MissingExtension { path: PathBuf },

@@ -15,6 +15,7 @@ pub mod model;
 mod run_summary;
 mod staged;
 mod terminal;
+mod xlsx;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ pub enum ReportFormat {
     Json,
     Csv,
     Html,
+    /// The fix file for Excel.
+    Xlsx,
 }
 
 impl ReportFormat {
@@ -55,6 +58,7 @@ impl ReportFormat {
             "json" => Ok(ReportFormat::Json),
             "csv" => Ok(ReportFormat::Csv),
             "html" | "htm" => Ok(ReportFormat::Html),
+            "xlsx" => Ok(ReportFormat::Xlsx),
             _ => Err(ReportError::UnknownFormat {
                 path: path.to_path_buf(),
                 extension: extension.into_owned(),
@@ -73,6 +77,7 @@ pub fn create_writer(
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
         ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
         ReportFormat::Html => Box::new(html::HtmlWriter::create(path, run_headers)?),
+        ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers)?),
     })
 }
 

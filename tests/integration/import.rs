@@ -524,3 +524,76 @@ fn the_run_summary_for_scripts_matches_its_schema_and_the_run() {
     assert_eq!(json(&first_line)["fingerprint"], sent["identity"]["fingerprint"]);
     assert!(!std::fs::read_to_string(&summary).unwrap().contains(ALICE), "no token");
 }
+
+/// `--report fix.xlsx`: original cells as text, leadsync's columns, a Summary sheet, red and
+/// amber fills; a person fixes the rejected row in Excel and imports the same file again.
+#[test]
+fn the_xlsx_fix_file_round_trips_through_excel() {
+    use calamine::{Data, Reader, Xlsx, open_workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(
+        dir.path(),
+        "fix.csv",
+        "Name,Telefon,Kampagne,PLZ\nAnna,0151 23000001,Spring,01067\nBen,0151 CALL ME,Spring,01069\nCarl,0151 23000001,Spring,01099\n",
+    );
+    let fix = dir.path().join("fix.xlsx");
+    Cli::new()
+        .args(["import", csv.to_str().unwrap(), "--offline", "--report"])
+        .args([&fix])
+        .expect_code(3);
+    let mut book: Xlsx<_> = open_workbook(&fix).unwrap();
+    assert_eq!(book.sheet_names(), ["Leads", "Summary"]);
+    let rows: Vec<Vec<Data>> =
+        book.worksheet_range("Leads").unwrap().rows().map(<[Data]>::to_vec).collect();
+    let header: Vec<String> = rows[0].iter().map(|c| c.to_string()).collect();
+    assert_eq!(header[..4], ["Name", "Telefon", "Kampagne", "PLZ"]);
+    assert_eq!(header[4..6], ["leadsync_row", "leadsync_status"]);
+    assert_eq!(rows[1][1], Data::String("0151 23000001".into()), "the phone stays text");
+    assert_eq!(rows[1][3], Data::String("01067".into()), "leading zeros stay");
+    assert_eq!(rows[2][5], Data::String("rejected".into()));
+    assert_eq!(rows[3][5], Data::String("duplicate".into()));
+    let summary: Vec<Vec<Data>> =
+        book.worksheet_range("Summary").unwrap().rows().map(<[Data]>::to_vec).collect();
+    let line = |label: &str| {
+        summary.iter().find(|r| r[0].to_string().starts_with(label)).map(|r| r[1].to_string())
+    };
+    assert_eq!(line("rejected").as_deref(), Some("1"));
+    assert_eq!(line("invalid_phone").as_deref(), Some("1"));
+    let styles = unzip_entry(&fix, "xl/styles.xml");
+    assert!(styles.contains("FFC7CE") && styles.contains("FFEB9C"), "red and amber fills");
+    let sheet = unzip_entry(&fix, "xl/worksheets/sheet1.xml");
+    assert!(
+        sheet.contains("<autoFilter") && sheet.contains("state=\"frozen\""),
+        "filter and frozen header"
+    );
+    // The person fixes Ben's number and deletes Carl's duplicate row in Excel, then imports the
+    // same file again: every row is valid and leadsync's own columns are not sent as variables.
+    let fixed = dir.path().join("fixed.xlsx");
+    let mut out = rust_xlsxwriter::Workbook::new();
+    let sheet = out.add_worksheet();
+    for (r, row) in rows.iter().take(3).enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            let text =
+                if (r, c) == (2, 1) { "0151 23000002".to_string() } else { cell.to_string() };
+            sheet.write_string(r as u32, c as u16, text).unwrap();
+        }
+    }
+    out.save(&fixed).unwrap();
+    let report = dir.path().join("again.json");
+    Cli::new()
+        .args(["import", fixed.to_str().unwrap(), "--offline", "--report"])
+        .args([&report])
+        .ok();
+    let again = json(&std::fs::read_to_string(&report).unwrap());
+    assert_eq!(again["summary"]["valid"], 2, "{again}");
+    let variables = again["rows"][1]["variables"].as_object().unwrap();
+    assert!(variables.keys().all(|k| !k.starts_with("leadsync_")), "{variables:?}");
+    assert_eq!(variables["plz"], "01069");
+}
+
+fn unzip_entry(path: &Path, name: &str) -> String {
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut text = String::new();
+    archive.by_name(name).unwrap().read_to_string(&mut text).unwrap();
+    text
+}

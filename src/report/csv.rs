@@ -14,7 +14,8 @@ use super::staged::Staged;
 use super::{ReportWriter, status_str};
 
 const BOM: &str = "\u{feff}";
-const OWN_COLUMNS: [&str; 6] = [
+/// The columns leadsync adds after the source's, in the CSV and XLSX fix files.
+pub(super) const OWN_COLUMNS: [&str; 6] = [
     "leadsync_row",
     "leadsync_status",
     "leadsync_phone",
@@ -82,7 +83,8 @@ impl ReportWriter for CsvWriter {
     }
 }
 
-fn messages(issues: &[Issue]) -> String {
+/// A row's issue messages in one cell.
+pub(super) fn messages(issues: &[Issue]) -> String {
     issues.iter().map(|issue| issue.message.as_str()).collect::<Vec<_>>().join("; ")
 }
 

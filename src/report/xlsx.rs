@@ -12,19 +12,12 @@ use std::path::{Path, PathBuf};
 
 use rust_xlsxwriter::{ColNum, Format, RowNum, Workbook, XlsxError};
 
+use super::csv::{OWN_COLUMNS, messages};
 use super::error::ReportError;
-use super::model::{Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary};
+use super::model::{IssueCode, RowReport, RowStatus, RunInfo, Summary};
 use super::staged::Staged;
 use super::{ReportWriter, status_str};
 
-const OWN_COLUMNS: [&str; 6] = [
-    "leadsync_row",
-    "leadsync_status",
-    "leadsync_phone",
-    "leadsync_errors",
-    "leadsync_warnings",
-    "leadsync_lead_id",
-];
 /// Excel's limits: rows per sheet, and characters per cell (counted as Excel counts, in UTF-16).
 const MAX_ROWS: RowNum = 1_048_576;
 const MAX_CELL: usize = 32_767;
@@ -156,11 +149,6 @@ impl ReportWriter for XlsxWriter {
         out.put(bytes)?;
         out.persist()
     }
-}
-
-fn messages(issues: &[Issue]) -> String {
-    let texts: Vec<&str> = issues.iter().map(|i| i.message.as_str()).collect();
-    texts.join("; ")
 }
 
 /// A cell cut to what Excel holds.

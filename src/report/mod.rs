@@ -204,8 +204,9 @@ mod tests {
         assert_eq!(ReportFormat::from_path(Path::new("a/r.JSON")).unwrap(), ReportFormat::Json);
         assert_eq!(ReportFormat::from_path(Path::new("r.csv")).unwrap(), ReportFormat::Csv);
         assert_eq!(ReportFormat::from_path(Path::new("r.htm")).unwrap(), ReportFormat::Html);
-        let err = ReportFormat::from_path(Path::new("r.xlsx")).unwrap_err().to_string();
-        assert!(err.contains("`xlsx`") && err.contains(".json, .csv or .html"), "{err}");
+        assert_eq!(ReportFormat::from_path(Path::new("fix.XLSX")).unwrap(), ReportFormat::Xlsx);
+        let err = ReportFormat::from_path(Path::new("r.pdf")).unwrap_err().to_string();
+        assert!(err.contains("`pdf`") && err.contains(".json, .csv, .html or .xlsx"), "{err}");
         let err = ReportFormat::from_path(Path::new("report")).unwrap_err();
         assert!(matches!(err, ReportError::MissingExtension { .. }));
     }

@@ -20,6 +20,9 @@ use super::{CellError, Record, SourceError, SourceOptions};
 /// A record longer than this is a broken file (an unclosed quote swallowing everything after
 /// it), not data: Excel itself caps a cell at 32,767 characters.
 pub(super) const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+/// The most columns a row may have: Excel's own maximum, the same as for workbooks. Without it
+/// a 4 MB header of 2 million empty columns costs hundreds of MiB downstream.
+pub(super) const MAX_COLUMNS: usize = 16_384;
 /// Large enough that the `csv` reader rarely refills, small enough to stay in cache.
 const BUFFER_CAPACITY: usize = 64 * 1024;
 
@@ -158,6 +161,14 @@ impl CsvRows {
         }
         self.reader.get_mut().reset();
         let row = self.lines.row(&self.raw, self.reader.position().line());
+        if self.raw.len() > MAX_COLUMNS {
+            return Err(SourceError::TooManyColumns {
+                location: self.location.clone(),
+                row,
+                columns: self.raw.len(),
+                limit: MAX_COLUMNS,
+            });
+        }
         let cells = utf8_cells(&self.raw).unwrap_or_else(|| self.decode_invalid());
         let cell_errors = error_literals(&cells);
         Ok(Some(Record { row, cells, cell_errors }))

@@ -66,6 +66,13 @@ pub enum SourceError {
     )]
     RowTooLong { location: String, row: u64, limit_mib: u64 },
 
+    #[error(
+        "row {row} of `{location}` has {columns} columns, more than the {limit} leadsync reads \
+         (Excel's own limit, which no setting raises): if the file is not that wide, the \
+         delimiter is wrong; pass `--delimiter` or set `delimiter` in the mapping"
+    )]
+    TooManyColumns { location: String, row: u64, columns: usize, limit: usize },
+
     #[error("cannot read row {row} of `{location}`: {detail}")]
     Csv { location: String, row: u64, detail: String },
 

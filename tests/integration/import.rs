@@ -597,3 +597,28 @@ fn unzip_entry(path: &Path, name: &str) -> String {
     archive.by_name(name).unwrap().read_to_string(&mut text).unwrap();
     text
 }
+
+/// At most 16,384 columns, Excel's own limit: a header of two million empty columns (4 MB) used
+/// to take hundreds of MiB; now it is one clear line naming the file, the row and the limit.
+#[test]
+fn a_csv_wider_than_excel_is_refused_and_excel_width_is_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("wide.csv");
+    std::fs::write(&wide, ",".repeat(2_000_000) + "\n" + &",".repeat(2_000_000) + "\n").unwrap();
+    let (_, err) = Cli::new()
+        .args(["import", wide.to_str().unwrap(), "--dry-run", "--offline"])
+        .expect_code(1);
+    assert!(err.contains("row 1 of") && err.contains("wide.csv"), "{err}");
+    assert!(err.contains("2000001 columns, more than the 16384") && err.contains("--delimiter"));
+    let header: Vec<String> = (0..16_384).map(|i| format!("c{i}")).collect();
+    let mut cells = vec!["x".to_string(); 16_384];
+    cells[0] = "+4915112345678".into();
+    let csv = write(
+        dir.path(),
+        "excel.csv",
+        &format!("Telefon,{}\n{}\n", header[1..].join(","), cells.join(",")),
+    );
+    let (_, err) =
+        Cli::new().args(["import", csv.to_str().unwrap(), "--offline", "--campaign", "1"]).ok();
+    assert!(err.contains("1 row: 1 valid"), "{err}");
+}

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, Path, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
@@ -95,7 +95,7 @@ impl Receiver {
         let already_stored = journal.already_stored();
         let shared = Arc::new(Shared { journal, secret: config.secret, max_body: config.max_body });
         let (stop, stopping) = oneshot::channel::<()>();
-        let server = tokio::spawn(accept_loop(listener, router(shared, config.max_body), stopping));
+        let server = tokio::spawn(accept_loop(listener, router(shared), stopping));
         let base_url = format!("http://{addr}/hooks");
         tracing::info!("receiver listening on {base_url}");
         let journal = config.journal;
@@ -199,12 +199,12 @@ async fn serve_connection(stream: TcpStream, router: Router, mut draining: watch
     }
 }
 
-fn router(shared: Arc<Shared>, max_body: usize) -> Router {
+/// The body limit is applied where the body is read (`read_body`), with its timeout.
+fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/hooks/{kind}", post(receive))
         .fallback(not_found)
         .method_not_allowed_fallback(not_found)
-        .layer(DefaultBodyLimit::max(max_body))
         .with_state(shared)
 }
 

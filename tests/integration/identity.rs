@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{ALICE, Cli, TestSandbox, json};
+use crate::support::{ALICE, CAROL, Cli, TestSandbox, json};
 
 /// A workbook whose sheets share one header; each sheet's rows have numbers of their own.
 pub fn workbook(path: &Path, sheets: &[(&str, Vec<(String, String)>)]) {
@@ -180,4 +180,37 @@ fn a_settled_row_whose_content_changed_is_not_reported_as_sent() {
     let (_, err) = rerun(&sb, &csv, &journal).expect_code(1);
     assert!(err.contains("row 3 of") && err.contains("--restart"), "{err}");
     assert_eq!(leads(&sb).len(), 4, "nothing sent again");
+}
+
+/// An account without assistants shows no user id: its journals are keyed by a keyed hash of
+/// the token (the key random, in the state folder), never by the token or its plain hash, and
+/// the same token resumes the same journal.
+#[test]
+fn an_account_without_assistants_is_named_by_a_keyed_tag() {
+    let sb = TestSandbox::start();
+    let csv = sb.path("carol.csv");
+    std::fs::write(&csv, "Name,Telefon,Kampagne\nA,0151 99000001,Carol Campaign\n").unwrap();
+    let run = || {
+        sb.cli(CAROL).env("LEADSYNC_STATE_DIR", sb.path("state")).args([
+            "import",
+            csv.to_str().unwrap(),
+            "--rate",
+            "0",
+        ])
+    };
+    run().ok();
+    let journals: Vec<_> = std::fs::read_dir(sb.path("state/journals"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(journals.len(), 1);
+    let header = std::fs::read_to_string(&journals[0]).unwrap().lines().next().unwrap().to_string();
+    let account = json(&header)["account"].as_str().unwrap().to_string();
+    let plain = blake3::hash(CAROL.as_bytes()).to_hex().to_string();
+    assert!(account.starts_with("key:"), "{account}");
+    assert!(!header.contains(CAROL) && !header.contains(&plain[..16]), "{header}");
+    assert!(sb.path("state/account.key").exists());
+    let (_, err) = run().ok();
+    assert!(err.contains("settled by an earlier run"), "the same run resumed: {err}");
 }

@@ -25,7 +25,9 @@ pub const SEED: &str = r#"{
      ]},
     {"id": 2, "token": "token-bob",
      "campaigns": [{"id": 20, "name": "Bob Campaign"}],
-     "assistants": [{"id": 200, "name": "Bob Outbound", "type": "outbound"}]}
+     "assistants": [{"id": 200, "name": "Bob Outbound", "type": "outbound"}]},
+    {"id": 3, "token": "token-carol",
+     "campaigns": [{"id": 30, "name": "Carol Campaign"}]}
   ]
 }"#;
 
@@ -33,6 +35,8 @@ pub const ALICE: &str = "token-alice";
 /// Alice's second token: the same account after a token rotation.
 pub const ALICE_ROTATED: &str = "token-alice-rotated";
 pub const BOB: &str = "token-bob";
+/// A user without assistants: the service shows no user id for the account.
+pub const CAROL: &str = "token-carol";
 
 /// A running sandbox, stopped when dropped, with its own runtime and temp dir.
 pub struct TestSandbox {

@@ -3,9 +3,9 @@
 //! The modules are declared in the order data flows through them:
 //!
 //! ```text
-//!  source ──► phone ──► mapping ──► validate ──► push ──► journal ──► report
-//!  (csv, xlsx,  (E.164)  (columns →   (campaigns,  (workers,  (resume,     (json, csv,
-//!   url)                 lead fields) duplicates)  rate limit) exactly once) html, terminal)
+//!  source ──► phone ──► mapping ──► guards ──► validate ──► push ──► journal ──► report
+//!  (csv, xlsx,  (E.164)  (columns →   (who may   (campaigns,  (workers,  (resume,     (json, csv,
+//!   url)                 lead fields) be called) duplicates)  rate limit) exactly once) html, terminal)
 //! ```
 //!
 //! `pipeline` is the one place that knows that order; `progress` shows it to whoever watches.
@@ -17,6 +17,7 @@
 pub mod source;
 pub mod phone;
 pub mod mapping;
+pub mod guards;
 pub mod validate;
 pub mod push;
 pub mod journal;

@@ -8,8 +8,8 @@
 //! process-wide static that every thread shares.
 
 use rlibphonenumber::{
-    NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberFormat, Region,
-    ValidationError,
+    NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberFormat,
+    PhoneNumberType, Region, ValidationError,
 };
 
 /// Parses numbers written without a country code as numbers of its default region.
@@ -39,6 +39,9 @@ pub struct Phone {
     pub region: Option<String>,
     /// An extension found after the number (`ext. 12` -> `12`): calls cannot dial it.
     pub extension_dropped: Option<String>,
+    /// Mobile, fixed line, premium rate, ... by the number plan; never `Unknown` for a valid
+    /// number.
+    pub number_type: PhoneNumberType,
 }
 
 impl Phone {
@@ -89,6 +92,11 @@ impl PhoneParser {
         Ok(PhoneParser { region, country_code })
     }
 
+    /// The calling code of the default region (49 for DE).
+    pub fn country_code(&self) -> i32 {
+        self.country_code
+    }
+
     /// Normalizes one cell's text.
     pub fn parse(&self, raw: &str) -> Result<Phone, PhoneProblem> {
         let text = trim(raw);
@@ -96,11 +104,12 @@ impl PhoneParser {
             return Err(PhoneProblem::Missing);
         }
         let cleaned = clean(text)?;
-        let (number, region, extension) = self.parse_cleaned(&cleaned)?;
+        let (Valid { number, region, kind }, extension) = self.parse_cleaned(&cleaned)?;
         Ok(Phone {
             e164: PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164).into_owned(),
             region: region.map(|r| r.to_string()),
             extension_dropped: extension.map(str::to_owned),
+            number_type: kind,
         })
     }
 
@@ -109,19 +118,19 @@ impl PhoneParser {
     fn parse_cleaned<'a>(
         &self,
         cleaned: &Cleaned<'a>,
-    ) -> Result<(PhoneNumber, Option<Region>, Option<&'a str>), PhoneProblem> {
+    ) -> Result<(Valid, Option<&'a str>), PhoneProblem> {
         let mut plain = None;
         for attempt in cleaned.attempts(self.country_code).into_iter().flatten() {
             let reading = self.read(attempt.digits.as_str());
-            if let Ok(Reading::Valid(number, region)) = reading {
-                return Ok((number, region, attempt.extension));
+            if let Ok(Reading::Valid(valid)) = reading {
+                return Ok((valid, attempt.extension));
             }
             if attempt.digits.as_str() == cleaned.digits.as_str() {
                 plain = Some(reading);
             }
         }
         match plain.unwrap_or_else(|| self.read(cleaned.digits.as_str()))? {
-            Reading::Valid(number, region) => Ok((number, region, cleaned.extension)),
+            Reading::Valid(valid) => Ok((valid, cleaned.extension)),
             Reading::Invalid(number) => Err(self.problem(&number)),
         }
     }
@@ -130,10 +139,17 @@ impl PhoneParser {
         let number =
             PHONE_NUMBER_UTIL.parse(digits, Some(self.region)).map_err(from_parse_error)?;
         let region = PHONE_NUMBER_UTIL.get_region_for_number(&number);
-        if !region.is_some_and(|r| PHONE_NUMBER_UTIL.is_valid_number_for_region(&number, r)) {
+        // Valid means "of a known type in its own region": the same test as
+        // `is_valid_number_for_region`, keeping the type it finds.
+        let kind = match region {
+            Some(_) => PHONE_NUMBER_UTIL.get_number_type(&number),
+            None => PhoneNumberType::Unknown,
+        };
+        if kind == PhoneNumberType::Unknown {
             return Ok(Reading::Invalid(number));
         }
-        Ok(Reading::Valid(number, region.filter(|r| *r != Region::World)))
+        let region = region.filter(|r| *r != Region::World);
+        Ok(Reading::Valid(Valid { number, region, kind }))
     }
 
     /// Why a number that parses is not valid.
@@ -157,8 +173,15 @@ impl PhoneParser {
 
 /// What libphonenumber made of one attempt.
 enum Reading {
-    Valid(PhoneNumber, Option<Region>),
+    Valid(Valid),
     Invalid(PhoneNumber),
+}
+
+/// A valid reading: the number, its region (none for +800 and the like) and its type.
+struct Valid {
+    number: PhoneNumber,
+    region: Option<Region>,
+    kind: PhoneNumberType,
 }
 
 fn from_parse_error(error: ParseError) -> PhoneProblem {

@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 
 use crate::client::account::AccountError;
 use crate::client::{Client, ClientError};
+use crate::guards::{GuardError, GuardSpec, Guards};
 use crate::journal::{self, JournalError, OnChange, Reading, RunHeader, RunLock};
 use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
 use crate::phone::{PhoneError, PhoneParser};
@@ -46,6 +47,10 @@ pub struct ImportOptions {
     pub delimiter: Option<u8>,
     pub encoding: Option<String>,
     pub header_row: Option<u64>,
+    /// Suppression lists from the command line, on top of the mapping's.
+    pub suppress: Vec<String>,
+    /// Allowed countries from the command line, instead of the mapping's.
+    pub countries: Option<Vec<String>>,
     /// Validate without the service: campaigns are not checked.
     pub offline: bool,
     pub allow_duplicates: bool,
@@ -119,6 +124,10 @@ pub enum PipelineError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Collect(#[from] CollectError),
+    #[error(transparent)]
+    Guards(#[from] GuardError),
+    #[error("fetching the suppression list")]
+    SuppressionFetch(#[source] SourceError),
 }
 
 /// Runs an import: a dry run (validate and report) or, with `opts.push`, sending as well.
@@ -138,6 +147,7 @@ pub async fn import(
         None => infer_with_overrides(opts, &headers),
     };
     let plan = mapping.resolve(&headers, &opts.location)?;
+    let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
     let campaigns = match (opts.offline, client) {
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
         _ => Campaigns::Unchecked,
@@ -167,6 +177,7 @@ pub async fn import(
             .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("xlsx"))
     });
     let checkers = Checkers {
+        guards: Arc::new(guards),
         plan: Arc::new(plan),
         headers: headers.into(),
         campaigns: Arc::new(campaigns),
@@ -375,6 +386,10 @@ fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
 
 fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFile, Vec<String>) {
     let (mut file, mut notes) = crate::mapping::infer(headers);
+    // A country or consent column is proposed (by `init` too), never applied unasked: a run
+    // without a mapping checks what it always did.
+    file.region_column = None;
+    file.consent = None;
     apply_overrides(opts, &mut file);
     if file.campaign.is_some() {
         notes.retain(|n| !n.starts_with("campaign from"));
@@ -408,6 +423,46 @@ fn source_options(
     })
 }
 
+/// The mapping's guards with the command line's on top: `--suppress` adds lists, `--countries`
+/// replaces the mapping's.
+fn guard_spec(opts: &ImportOptions, mapping: &MappingFile) -> GuardSpec {
+    let mut spec = mapping.guard_spec();
+    spec.suppress.extend(opts.suppress.iter().cloned());
+    if let Some(countries) = &opts.countries {
+        spec.countries = countries.clone();
+    }
+    spec
+}
+
+/// Resolves the guards against the headers and loads every suppression list (downloading
+/// those given as URLs), reading national numbers in the mapping's region.
+async fn load_guards(
+    opts: &ImportOptions,
+    spec: &GuardSpec,
+    headers: &[String],
+    plan: &Plan,
+) -> Result<Guards, PipelineError> {
+    let phones = PhoneParser::new(&plan.region)?;
+    let downloads = download_dir()
+        .map_err(|e| PipelineError::SuppressionFetch(SourceError::io("a temporary folder", e)))?;
+    let mut lists = Vec::with_capacity(spec.suppress.len());
+    for (i, list) in spec.suppress.iter().enumerate() {
+        let path = if is_url(list) {
+            let dir = downloads.path().join(i.to_string());
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| PipelineError::SuppressionFetch(SourceError::io(list, e)))?;
+            crate::source::fetch(list, &dir).await.map_err(PipelineError::SuppressionFetch)?
+        } else {
+            PathBuf::from(list)
+        };
+        lists.push((path, list.clone()));
+    }
+    let loaded = tokio::task::spawn_blocking(move || crate::guards::load_lists(&lists, &phones))
+        .await
+        .expect("loading suppression lists does not panic")?;
+    Ok(Guards::resolve(spec, headers, &opts.location, loaded)?)
+}
+
 async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError> {
     let list = client.list_campaigns().await.map_err(PipelineError::Campaigns)?;
     Ok(CampaignBook::new(list.into_iter().map(|c| (c.id, c.name))))
@@ -431,6 +486,7 @@ fn worker_count(requested: usize) -> usize {
 
 /// What each checking thread is built from.
 struct Checkers {
+    guards: Arc<Guards>,
     plan: Arc<Plan>,
     headers: Arc<[String]>,
     campaigns: Arc<Campaigns>,
@@ -448,7 +504,8 @@ impl Checkers {
             self.campaigns.clone(),
             phones,
             self.keep_cells,
-        ))
+        )
+        .with_guards(self.guards.clone()))
     }
 }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::guards::{Guards, NumberType, RowRegion, Verdict};
 use crate::mapping::Plan;
 use crate::phone::{PhoneParser, PhoneProblem};
 use crate::report::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
@@ -120,6 +121,9 @@ pub struct RowChecker {
     phones: PhoneParser,
     keep_cells: bool,
     campaign_memo: RefCell<HashMap<String, Result<CampaignFound, Issue>>>,
+    guards: Arc<Guards>,
+    /// Parsers for the regions rows name in their country column.
+    regional: RefCell<HashMap<String, PhoneParser>>,
 }
 
 /// Distinct campaign texts remembered per checker; a sheet with more is unusual and still works.
@@ -155,7 +159,16 @@ impl RowChecker {
             phones,
             keep_cells,
             campaign_memo: RefCell::default(),
+            guards: Arc::new(Guards::default()),
+            regional: RefCell::default(),
         }
+    }
+
+    /// Checks who may be called with `guards` (by default only premium-rate numbers are
+    /// refused).
+    pub fn with_guards(mut self, guards: Arc<Guards>) -> RowChecker {
+        self.guards = guards;
+        self
     }
 
     pub fn check(&self, record: &Record) -> Checked {
@@ -177,11 +190,22 @@ impl RowChecker {
             },
             region: None,
             campaign_name: None,
+            number_type: None,
         };
-        let phone_key = self.check_phone(record, &mut report);
+        let phones = self.row_parser(record, &mut report);
+        let mut skips = Vec::new();
+        let phone_key = self.check_phone(record, &mut report, &phones, &mut skips);
         let campaign_key = self.check_campaign(record, &mut report);
-        self.check_contacts(record, &mut report);
+        self.check_contacts(record, &mut report, &phones);
         self.note_cell_errors(record, &mut report);
+        skips.extend(self.guards.judge_consent(cells));
+        if report.errors.is_empty() && !skips.is_empty() {
+            // Not called by design: the reasons are the row's issues, and it takes no part in
+            // deduplication, so a later row of the same number with consent still goes.
+            report.status = RowStatus::Skipped;
+            report.errors = skips;
+            return Checked { report, key: None };
+        }
         if !report.errors.is_empty() {
             report.status = RowStatus::Rejected;
             // A rejected row's report shows what was typed, whichever reports were asked for:
@@ -203,7 +227,28 @@ impl RowChecker {
             .map_or_else(|| format!("column {}", index + 1), |h| h.trim().to_string())
     }
 
-    fn check_phone(&self, record: &Record, report: &mut RowReport) -> Option<u64> {
+    /// The parser for the row's country (its country cell, else the default region).
+    fn row_parser(&self, record: &Record, report: &mut RowReport) -> PhoneParser {
+        match self.guards.row_region(&record.cells) {
+            RowRegion::Default => self.phones,
+            RowRegion::Named(region) => {
+                crate::guards::parser_for(&mut self.regional.borrow_mut(), &region)
+                    .unwrap_or(self.phones)
+            }
+            RowRegion::Unknown(issue) => {
+                report.warnings.push(issue);
+                self.phones
+            }
+        }
+    }
+
+    fn check_phone(
+        &self,
+        record: &Record,
+        report: &mut RowReport,
+        phones: &PhoneParser,
+        skips: &mut Vec<Issue>,
+    ) -> Option<u64> {
         // The column name is only needed for an issue: no allocation for a good row.
         let field = || self.column(self.plan.phone);
         if let Some(err) = record.cell_errors.iter().find(|e| e.column == self.plan.phone) {
@@ -216,8 +261,14 @@ impl RowChecker {
             return None;
         }
         let raw = self.plan.phone_cell(&record.cells);
-        match self.phones.parse(raw) {
+        match phones.parse(raw) {
             Ok(phone) => {
+                report.number_type = Some(NumberType::of(phone.number_type));
+                match self.guards.judge_main(&phone, &field()) {
+                    Some(Verdict::Reject(issue)) => report.errors.push(issue),
+                    Some(Verdict::Skip(issue)) => skips.push(issue),
+                    None => {}
+                }
                 if let Some(ext) = &phone.extension_dropped {
                     let message = format!(
                         "extension `{ext}` of `{}` dropped: the service takes none",
@@ -302,20 +353,23 @@ impl RowChecker {
         verdict
     }
 
-    fn check_contacts(&self, record: &Record, report: &mut RowReport) {
+    fn check_contacts(&self, record: &Record, report: &mut RowReport, phones: &PhoneParser) {
         for (index, (raw, variables)) in self.plan.contacts(&record.cells).enumerate() {
-            match self.phones.parse(raw) {
-                Ok(phone) => {
-                    report.secondary_contacts.push(ContactReport { phone: phone.e164, variables })
-                }
+            let column = || self.plan.contacts.get(index).map(|c| self.column(c.phone));
+            match phones.parse(raw) {
+                Ok(phone) => match self.guards.judge_secondary(&phone, column()) {
+                    Some(left_out) => report.warnings.push(left_out),
+                    None => report
+                        .secondary_contacts
+                        .push(ContactReport { phone: phone.e164, variables }),
+                },
                 Err(problem) => {
-                    let column = self.plan.contacts.get(index).map(|c| self.column(c.phone));
                     let message = format!(
                         "secondary number `{raw}` left out: {problem}; the lead goes without it"
                     );
                     report.warnings.push(Issue::new(
                         IssueCode::InvalidSecondaryPhone,
-                        column,
+                        column(),
                         message,
                     ));
                 }
@@ -486,6 +540,7 @@ mod tests {
                 source_cells: vec![],
                 region: None,
                 campaign_name: None,
+                number_type: None,
             },
             key: Some((1, 4915112345678)),
         };

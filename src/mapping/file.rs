@@ -49,6 +49,21 @@ pub struct MappingFile {
     /// 1-based row of the headers, when a title block sits above them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header_row: Option<u64>,
+    /// Suppression (do-not-call) lists: files or URLs, paths relative to the mapping file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suppress: Vec<String>,
+    /// The countries numbers may belong to (`["DE", "AT", "CH"]`); empty: any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub countries: Vec<String>,
+    /// Header of a column naming each row's country, for numbers written without a country code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_column: Option<String>,
+    /// Number types never called; `premium_rate` when absent, nothing when `[]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_number_types: Option<Vec<String>>,
+    /// A column recording consent to be called, and the values that mean yes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consent: Option<crate::guards::ConsentSpec>,
 }
 
 /// A workbook sheet: by name or 1-based position.
@@ -148,8 +163,27 @@ impl MappingFile {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;
-        MappingFile::parse(&text)
-            .map_err(|reason| MappingFileError::Parse { path: path.display().to_string(), reason })
+        let mut file = MappingFile::parse(&text).map_err(|reason| MappingFileError::Parse {
+            path: path.display().to_string(),
+            reason,
+        })?;
+        // Lists are named relative to the mapping, so a mapping and its lists move together.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for list in &mut file.suppress {
+            *list = crate::guards::relative_to(dir, list);
+        }
+        Ok(file)
+    }
+
+    /// The "who may be called" part of the mapping.
+    pub fn guard_spec(&self) -> crate::guards::GuardSpec {
+        crate::guards::GuardSpec {
+            suppress: self.suppress.clone(),
+            countries: self.countries.clone(),
+            region_column: self.region_column.clone(),
+            block_number_types: self.block_number_types.clone(),
+            consent: self.consent.clone(),
+        }
     }
 
     pub fn parse(text: &str) -> Result<MappingFile, String> {
@@ -225,6 +259,43 @@ mod tests {
         assert_eq!(file.constants["source"], "fair 2026");
         assert_eq!(file.secondary_contacts[0].phone(), "Phone 2");
         assert_eq!(file.delimiter_byte().unwrap(), Some(b';'));
+    }
+
+    #[test]
+    fn the_guard_keys_parse() {
+        let file = MappingFile::parse(
+            r#"
+            phone = "Phone"
+            campaign = 1
+            suppress = ["dnc.csv", "https://example.com/dnc.txt"]
+            countries = ["DE", "AT", "CH"]
+            region_column = "Land"
+            block_number_types = ["premium_rate", "shared_cost"]
+            [consent]
+            column = "Opt-in"
+            values = ["ja", "yes"]
+            "#,
+        )
+        .unwrap();
+        let spec = file.guard_spec();
+        assert_eq!(spec.suppress.len(), 2);
+        assert_eq!(spec.countries, ["DE", "AT", "CH"]);
+        assert_eq!(spec.region_column.as_deref(), Some("Land"));
+        assert_eq!(spec.consent.unwrap().values, ["ja", "yes"]);
+        let default = MappingFile::parse("[consent]\ncolumn = \"Opt-in\"\n").unwrap();
+        assert!(default.consent.unwrap().values.contains(&"ja".to_string()));
+    }
+
+    #[test]
+    fn suppression_lists_are_relative_to_the_mapping_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.toml");
+        std::fs::write(&path, "suppress = [\"dnc.csv\", \"/abs/x.csv\", \"https://h/x\"]\n")
+            .unwrap();
+        let file = MappingFile::load(&path).unwrap();
+        assert_eq!(file.suppress[0], dir.path().join("dnc.csv").display().to_string());
+        assert_eq!(file.suppress[1], "/abs/x.csv");
+        assert_eq!(file.suppress[2], "https://h/x");
     }
 
     #[test]

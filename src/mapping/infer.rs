@@ -131,6 +131,43 @@ const CAMPAIGN: &[&str] = &[
     "campagna",
 ];
 
+/// A column naming each row's country, for `region_column`.
+const COUNTRY: &[&str] = &[
+    "country",
+    "country code",
+    "country/region",
+    "land",
+    "ländercode",
+    "landeskennung",
+    "staat",
+    "pays",
+    "code pays",
+    "país",
+    "pais",
+    "paese",
+    "nazione",
+    "landcode",
+];
+/// A column recording consent to be called, for `[consent]`.
+const CONSENT: &[&str] = &[
+    "consent",
+    "opt-in",
+    "opt in",
+    "optin",
+    "marketing consent",
+    "call consent",
+    "permission",
+    "einwilligung",
+    "werbeeinwilligung",
+    "einverständnis",
+    "zustimmung",
+    "consentement",
+    "accord",
+    "consentimiento",
+    "consenso",
+    "toestemming",
+];
+
 fn is_one_of(key: &str, synonyms: &[&str]) -> bool {
     synonyms.contains(&key)
 }
@@ -190,6 +227,22 @@ pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
         notes.push(format!("email from column `{}`", headers[i]));
     }
     file.variables = variables;
+    if let Some(i) = find(COUNTRY) {
+        file.region_column = Some(headers[i].clone());
+        used[i] = true;
+        notes.push(format!(
+            "proposed: each row's country from column `{}` (`region_column`)",
+            headers[i]
+        ));
+    }
+    if let Some(i) = find(CONSENT) {
+        file.consent = Some(crate::guards::ConsentSpec {
+            column: headers[i].clone(),
+            values: crate::guards::default_consent_values(),
+        });
+        used[i] = true;
+        notes.push(format!("proposed: consent from column `{}` (`[consent]`)", headers[i]));
+    }
     let rest: Vec<&str> = headers
         .iter()
         .zip(&used)
@@ -246,6 +299,25 @@ mod tests {
         assert_eq!(file.variables["customer_name"].headers(), ["\u{feff}Vorname", "Nachname"]);
         assert_eq!(file.variables["email"], Columns::One("E-Mail-Adresse".into()));
         assert!(!file.carry_unmapped);
+    }
+
+    #[test]
+    fn country_and_consent_columns_are_proposed_in_six_languages() {
+        for (country, consent) in [
+            ("Country", "Opt-in"),
+            ("Land", "Einwilligung"),
+            ("Pays", "Consentement"),
+            ("País", "Consentimiento"),
+            ("Paese", "Consenso"),
+            ("Land", "Toestemming"),
+        ] {
+            let (file, notes) = infer(&headers(&["Name", "Phone", country, consent]));
+            assert_eq!(file.region_column.as_deref(), Some(country));
+            assert_eq!(file.consent.as_ref().map(|c| c.column.as_str()), Some(consent));
+            assert!(notes.iter().any(|n| n.contains("proposed")), "{notes:?}");
+        }
+        let (file, _) = infer(&headers(&["Name", "Phone"]));
+        assert_eq!((file.region_column, file.consent), (None, None));
     }
 
     #[test]

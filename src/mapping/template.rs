@@ -68,6 +68,8 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
         "\n# Carry every other column as a variable named after its header in snake_case."
     );
     let _ = writeln!(out, "carry_unmapped = {}", file.carry_unmapped);
+    // Last of the top-level keys: `[consent]` opens a table.
+    write_guards(&mut out, file);
     let _ =
         writeln!(out, "\n# Lead variables: variable = column, or [columns] joined with a space.");
     let _ = writeln!(out, "[variables]");
@@ -87,6 +89,50 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
     out
 }
 
+/// Who may be called: proposed where a column was recognised, commented out otherwise.
+fn write_guards(out: &mut String, file: &MappingFile) {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let list = |items: &[String]| items.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ");
+    let _ = writeln!(out, "\n# Who may be called (README: \"Who gets called\").");
+    let _ = writeln!(out, "# Each row's country, for numbers written without a country code.");
+    match &file.region_column {
+        Some(col) => writeln!(out, "region_column = {}", q(col)),
+        None => writeln!(out, "# region_column = \"Country\""),
+    }
+    .ok();
+    let _ = writeln!(out, "# Do-not-call lists (files or URLs, paths relative to this file).");
+    match file.suppress.as_slice() {
+        [] => writeln!(out, "# suppress = [\"dnc.csv\"]"),
+        lists => writeln!(out, "suppress = [{}]", list(lists)),
+    }
+    .ok();
+    let _ = writeln!(out, "# Countries numbers may belong to; others are rejected.");
+    match file.countries.as_slice() {
+        [] => writeln!(out, "# countries = [\"DE\", \"AT\", \"CH\"]"),
+        countries => writeln!(out, "countries = [{}]", list(countries)),
+    }
+    .ok();
+    let _ = writeln!(out, "# Number types never called (premium_rate when left out; [] for none).");
+    match &file.block_number_types {
+        Some(types) => writeln!(out, "block_number_types = [{}]", list(types)),
+        None => writeln!(out, "# block_number_types = [\"premium_rate\"]"),
+    }
+    .ok();
+    match &file.consent {
+        Some(consent) => {
+            let _ = writeln!(out, "# Only rows whose consent cell holds one of the values.");
+            let _ = writeln!(out, "[consent]\ncolumn = {}", q(&consent.column));
+            let _ = writeln!(out, "values = [{}]", list(&consent.values));
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "# [consent]\n# column = \"Opt-in\"\n# values = [\"yes\", \"ja\", \"x\"]"
+            );
+        }
+    }
+}
+
 fn toml_key(key: &str) -> String {
     if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         key.to_string()
@@ -102,11 +148,20 @@ mod tests {
 
     #[test]
     fn the_template_parses_back_to_the_same_mapping() {
-        let headers: Vec<String> =
-            ["Vorname", "Nachname", "Telefon", "Handy", "Kampagne", "E-Mail", "Firma \"X\""]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+        let headers: Vec<String> = [
+            "Vorname",
+            "Nachname",
+            "Telefon",
+            "Handy",
+            "Kampagne",
+            "E-Mail",
+            "Firma \"X\"",
+            "Land",
+            "Opt-in",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let (mut file, _) = infer(&headers);
         file.region = Some("DE".into());
         let text = render_template(&file, "leads.csv", &headers);

@@ -220,6 +220,7 @@ impl Collector {
     ) -> Result<(), CollectError> {
         self.progress.row_read();
         if row.status != RowStatus::Valid || row.phone.is_none() || row.campaign_id.is_none() {
+            self.note_sent_before_guard(&mut row);
             return self.report(row);
         }
         let job = job_for(&row, self.plan.allow_duplicates);
@@ -257,6 +258,35 @@ impl Collector {
         }
         ready.push((Flight { row, fp, resends: 0 }, job));
         Ok(())
+    }
+
+    /// A row a guard now turns away (a suppression list added, a country dropped) that an
+    /// earlier run of this journal already created is reported as created, with the guard's
+    /// reason as a warning: the lead is on the service and only a person can remove it.
+    fn note_sent_before_guard(&mut self, row: &mut RowReport) {
+        let guarded: Vec<Issue> =
+            row.errors.iter().filter(|e| e.code.is_guard()).cloned().collect();
+        if guarded.is_empty() {
+            return;
+        }
+        if let Some(RowState::Done { status: Final::Created, lead_id, .. }) =
+            self.plan.recovered.rows.get(&row.row)
+        {
+            let lead_id = *lead_id;
+            row.status = RowStatus::Created;
+            row.lead_id = lead_id;
+            row.errors.clear();
+            row.warnings.extend(guarded.into_iter().map(|mut issue| {
+                let lead = lead_id.map_or_else(String::new, |id| format!(" (lead {id})"));
+                issue.message = format!(
+                    "{}; an earlier run of this journal already created it{lead}: remove it on the service if it must not be called",
+                    issue.message
+                );
+                issue
+            }));
+            self.plan.recovered.rows.remove(&row.row);
+            self.summary.from_journal += 1;
+        }
     }
 
     /// A row the journal settled (or sent) must still have the content it had then.

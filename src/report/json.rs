@@ -75,7 +75,7 @@ mod tests {
         let mut writer = Box::new(JsonWriter::create(&path).unwrap());
         let mut summary = Summary::default();
         for row in rows {
-            summary.count(row.status);
+            summary.count(row);
             writer.write_row(row).unwrap();
         }
         writer.finish(&summary, &run_info()).unwrap();

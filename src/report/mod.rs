@@ -121,7 +121,7 @@ impl Reports {
     }
 
     pub fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
-        self.summary.count(row.status);
+        self.summary.count(row);
         for code in distinct_codes(&row.errors) {
             *self.reasons.entry(code).or_default() += 1;
         }

@@ -40,6 +40,14 @@ pub enum IssueCode {
     InvalidSecondaryPhone,
     ExtensionDropped,
     CellError,
+    Suppressed,
+    SuppressedSecondary,
+    ForeignNumber,
+    ForeignSecondary,
+    UnknownCountry,
+    BlockedNumberType,
+    BlockedSecondaryType,
+    NoConsent,
 }
 
 impl IssueCode {
@@ -57,7 +65,31 @@ impl IssueCode {
             IssueCode::InvalidSecondaryPhone => "invalid_secondary_phone",
             IssueCode::ExtensionDropped => "extension_dropped",
             IssueCode::CellError => "cell_error",
+            IssueCode::Suppressed => "suppressed",
+            IssueCode::SuppressedSecondary => "suppressed_secondary",
+            IssueCode::ForeignNumber => "foreign_number",
+            IssueCode::ForeignSecondary => "foreign_secondary",
+            IssueCode::UnknownCountry => "unknown_country",
+            IssueCode::BlockedNumberType => "blocked_number_type",
+            IssueCode::BlockedSecondaryType => "blocked_secondary_type",
+            IssueCode::NoConsent => "no_consent",
         }
+    }
+
+    /// A reason from the "who may be called" guards.
+    pub fn is_guard(self) -> bool {
+        matches!(
+            self,
+            IssueCode::Suppressed
+                | IssueCode::NoConsent
+                | IssueCode::ForeignNumber
+                | IssueCode::BlockedNumberType
+        )
+    }
+
+    /// A reason a row is not called by design, not a problem to fix.
+    pub fn is_do_not_call(self) -> bool {
+        matches!(self, IssueCode::Suppressed | IssueCode::NoConsent)
     }
 
     /// What a person should do about it, for the HTML report and the terminal summary.
@@ -81,6 +113,30 @@ impl IssueCode {
             }
             IssueCode::ExtensionDropped => "none needed: the service takes no extensions",
             IssueCode::CellError => "fix the formula in the spreadsheet",
+            IssueCode::Suppressed => {
+                "none needed: the number is on a do-not-call list and is never sent"
+            }
+            IssueCode::SuppressedSecondary => {
+                "none needed: the secondary number is on a do-not-call list and was left out"
+            }
+            IssueCode::ForeignNumber => {
+                "check the number's country code or the row's country; widen `countries` only if the campaign may call there"
+            }
+            IssueCode::ForeignSecondary => {
+                "check the secondary number's country code; it was left out"
+            }
+            IssueCode::UnknownCountry => {
+                "write the country as a code (DE, AT, CH) or a name; the default region was used"
+            }
+            IssueCode::BlockedNumberType => {
+                "use another number for this person, or change `block_number_types` if calling this type is intended"
+            }
+            IssueCode::BlockedSecondaryType => {
+                "none needed unless intended: the secondary number's type is blocked and it was left out"
+            }
+            IssueCode::NoConsent => {
+                "record the person's consent in the consent column before they can be called"
+            }
         }
     }
 }
@@ -137,6 +193,16 @@ pub struct RowReport {
     /// The campaign's name, for the per-campaign chart.
     #[serde(skip)]
     pub campaign_name: Option<String>,
+    /// The main number's type, for the "numbers per type" chart.
+    #[serde(skip)]
+    pub number_type: Option<crate::guards::NumberType>,
+}
+
+impl RowReport {
+    /// Skipped because the person must not be called (a suppression list, no consent).
+    pub fn is_do_not_call(&self) -> bool {
+        self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_do_not_call())
+    }
 }
 
 /// Counts over all rows. The JSON names are the public contract.
@@ -148,17 +214,20 @@ pub struct Summary {
     pub duplicates: u64,
     pub created: u64,
     pub skipped_existing: u64,
+    /// Skipped because they must not be called: on a suppression list, or without consent.
+    pub do_not_call: u64,
     pub failed: u64,
 }
 
 impl Summary {
-    pub fn count(&mut self, status: RowStatus) {
+    pub fn count(&mut self, row: &RowReport) {
         self.rows += 1;
-        match status {
+        match row.status {
             RowStatus::Valid => self.valid += 1,
             RowStatus::Created => self.created += 1,
             RowStatus::Rejected => self.rejected += 1,
             RowStatus::Duplicate => self.duplicates += 1,
+            RowStatus::Skipped if row.is_do_not_call() => self.do_not_call += 1,
             RowStatus::Skipped => self.skipped_existing += 1,
             RowStatus::Failed => self.failed += 1,
         }

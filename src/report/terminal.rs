@@ -62,6 +62,7 @@ fn counts(summary: &Summary, run: &RunInfo) -> String {
         (summary.created, "created"),
         (summary.valid, if run.dry_run { "valid" } else { "valid, not sent" }),
         (summary.skipped_existing, "skipped (already on the service)"),
+        (summary.do_not_call, "not to be called (suppressed or no consent)"),
         (summary.rejected, "rejected"),
         (summary.duplicates, if summary.duplicates == 1 { "duplicate" } else { "duplicates" }),
         (summary.failed, "failed (run again to retry)"),

@@ -52,6 +52,7 @@ fn build(spec: Spec) -> RowReport {
         source_cells: spec.cells.map(String::from).to_vec(),
         region: spec.region.map(String::from),
         campaign_name: spec.campaign.map(|c| c.1.to_string()),
+        number_type: spec.phone.map(|_| crate::guards::NumberType::Mobile),
     }
 }
 
@@ -180,7 +181,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 12] {
+pub(crate) fn all_codes() -> [IssueCode; 20] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -194,7 +195,15 @@ pub(crate) fn all_codes() -> [IssueCode; 12] {
         | RequestFailed
         | InvalidSecondaryPhone
         | ExtensionDropped
-        | CellError => (),
+        | CellError
+        | Suppressed
+        | SuppressedSecondary
+        | ForeignNumber
+        | ForeignSecondary
+        | UnknownCountry
+        | BlockedNumberType
+        | BlockedSecondaryType
+        | NoConsent => (),
     };
     [
         MissingPhone,
@@ -209,5 +218,13 @@ pub(crate) fn all_codes() -> [IssueCode; 12] {
         InvalidSecondaryPhone,
         ExtensionDropped,
         CellError,
+        Suppressed,
+        SuppressedSecondary,
+        ForeignNumber,
+        ForeignSecondary,
+        UnknownCountry,
+        BlockedNumberType,
+        BlockedSecondaryType,
+        NoConsent,
     ]
 }

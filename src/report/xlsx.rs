@@ -130,6 +130,7 @@ impl ReportWriter for XlsxWriter {
             ("rejected".into(), summary.rejected.to_string()),
             ("duplicates".into(), summary.duplicates.to_string()),
             ("skipped".into(), summary.skipped_existing.to_string()),
+            ("do not call".into(), summary.do_not_call.to_string()),
             ("failed".into(), summary.failed.to_string()),
         ];
         lines.push((String::new(), String::new()));

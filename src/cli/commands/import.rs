@@ -50,6 +50,13 @@ pub struct SourceArgs {
     /// Let the same number in the same campaign through more than once
     #[arg(long)]
     pub allow_duplicates: bool,
+    /// A suppression (do-not-call) list: CSV/TSV/TXT/XLSX/ODS file or URL of numbers never to
+    /// call, `+49900*` for a prefix. Repeatable; added to the mapping's `suppress`
+    #[arg(long, value_name = "FILE|URL")]
+    pub suppress: Vec<String>,
+    /// Countries numbers may belong to, e.g. DE,AT,CH (overrides the mapping's `countries`)
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    pub countries: Option<Vec<String>>,
     /// Write a report; the format comes from the extension (.json, .csv, .html). Repeatable
     #[arg(long, value_name = "PATH")]
     pub report: Vec<PathBuf>,
@@ -216,6 +223,8 @@ pub async fn execute(
         delimiter: source.delimiter,
         encoding: source.encoding.clone(),
         header_row: source.header_row,
+        suppress: source.suppress.clone(),
+        countries: source.countries.clone(),
         offline,
         allow_duplicates: source.allow_duplicates,
         dry_run,

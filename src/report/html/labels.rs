@@ -29,6 +29,14 @@ pub(super) fn reason(code: IssueCode) -> &'static str {
         IssueCode::InvalidSecondaryPhone => "Second number not valid",
         IssueCode::ExtensionDropped => "Extension dropped",
         IssueCode::CellError => "Formula error in a cell",
+        IssueCode::Suppressed => "On a suppression list",
+        IssueCode::SuppressedSecondary => "Second number on a suppression list",
+        IssueCode::ForeignNumber => "Outside the allowed countries",
+        IssueCode::ForeignSecondary => "Second number outside the allowed countries",
+        IssueCode::UnknownCountry => "Country cell not recognised",
+        IssueCode::BlockedNumberType => "Blocked number type",
+        IssueCode::BlockedSecondaryType => "Second number of a blocked type",
+        IssueCode::NoConsent => "No consent",
     }
 }
 
@@ -40,29 +48,21 @@ pub(super) fn campaign(name: &str) -> String {
     }
 }
 
+/// A number type's label as HTML.
+pub(super) fn number_type(label: &str) -> String {
+    match label {
+        NONE => "No valid number".to_string(),
+        label => Esc(label).to_string(),
+    }
+}
+
 /// `DE` → `Germany` with the code underneath, as HTML; other codes are shown as they are.
 pub(super) fn country(region: &str) -> String {
     if region == NONE {
         return "No valid number".to_string();
     }
-    match COUNTRIES.iter().find(|(code, _)| *code == region) {
-        Some((code, name)) => format!("{name}<small>{code}</small>"),
+    match crate::guards::country_name(region) {
+        Some(name) => format!("{}<small>{}</small>", Esc(name), Esc(region)),
         None => Esc(region).to_string(),
     }
 }
-
-#[rustfmt::skip]
-const COUNTRIES: &[(&str, &str)] = &[
-    ("AE", "United Arab Emirates"), ("AR", "Argentina"), ("AT", "Austria"), ("AU", "Australia"),
-    ("BE", "Belgium"), ("BG", "Bulgaria"), ("BR", "Brazil"), ("CA", "Canada"),
-    ("CH", "Switzerland"), ("CL", "Chile"), ("CN", "China"), ("CO", "Colombia"),
-    ("CZ", "Czechia"), ("DE", "Germany"), ("DK", "Denmark"), ("EE", "Estonia"), ("ES", "Spain"),
-    ("FI", "Finland"), ("FR", "France"), ("GB", "United Kingdom"), ("GR", "Greece"),
-    ("HK", "Hong Kong"), ("HR", "Croatia"), ("HU", "Hungary"), ("IE", "Ireland"),
-    ("IL", "Israel"), ("IN", "India"), ("IT", "Italy"), ("JP", "Japan"), ("KR", "South Korea"),
-    ("LI", "Liechtenstein"), ("LT", "Lithuania"), ("LU", "Luxembourg"), ("LV", "Latvia"),
-    ("MX", "Mexico"), ("NL", "Netherlands"), ("NO", "Norway"), ("NZ", "New Zealand"),
-    ("PL", "Poland"), ("PT", "Portugal"), ("RO", "Romania"), ("RS", "Serbia"), ("SE", "Sweden"),
-    ("SG", "Singapore"), ("SI", "Slovenia"), ("SK", "Slovakia"), ("TR", "Türkiye"),
-    ("UA", "Ukraine"), ("US", "United States"), ("ZA", "South Africa"),
-];

@@ -42,6 +42,7 @@ impl Page<'_> {
         writeln!(out, r#"<div class="pair pair-wrap">"#)?;
         charts::groups(out, "Leads per campaign", &self.tally.campaigns, labels::campaign)?;
         charts::groups(out, "Numbers per country", &self.tally.countries, labels::country)?;
+        charts::groups(out, "Numbers per type", &self.tally.number_types, labels::number_type)?;
         writeln!(out, "</div>\n<section class=\"card\">\n<h2>Rows to fix</h2>")?;
         match self.tally.shown {
             0 => writeln!(
@@ -186,6 +187,7 @@ impl Page<'_> {
             ("Rejected", s.rejected, "bad", share(s.rejected)),
             ("Duplicates", s.duplicates, "dup", share(s.duplicates)),
             ("Skipped", s.skipped_existing, "skip", "already on the service".to_string()),
+            ("Do not call", s.do_not_call, "skip", "suppressed or no consent".to_string()),
             ("Failed", s.failed, "fail", "run again to retry".to_string()),
         ];
         writeln!(out, r#"<section class="tiles">"#)?;

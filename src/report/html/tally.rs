@@ -1,4 +1,4 @@
-//! The HTML report's bounded tallies: reasons, warnings, campaigns and countries.
+//! The HTML report's bounded tallies: reasons, warnings, campaigns, countries and number types.
 //!
 //! Campaigns and countries are keyed by name, so their number is capped: past the cap, new
 //! names are counted together as "others" and memory stays flat on any input.
@@ -20,6 +20,8 @@ pub(super) struct Tally {
     pub(super) warnings: BTreeMap<IssueCode, u64>,
     pub(super) campaigns: Groups,
     pub(super) countries: Groups,
+    /// Mobile, fixed line, premium rate, ...
+    pub(super) number_types: Groups,
     /// Rows in the table, and rows that needed fixing but did not fit.
     pub(super) shown: u64,
     pub(super) hidden: u64,
@@ -40,6 +42,8 @@ impl Tally {
         };
         self.campaigns.add(campaign, row.status);
         self.countries.add(Key::Name(row.region.as_deref().unwrap_or(NONE)), row.status);
+        let kind = row.number_type.map_or(NONE, |t| t.label());
+        self.number_types.add(Key::Name(kind), row.status);
     }
 }
 

@@ -12,7 +12,7 @@ fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunIn
     let mut writer = Box::new(HtmlWriter::create(path, &headers()).unwrap());
     let mut summary = Summary::default();
     for row in rows {
-        summary.count(row.status);
+        summary.count(&row);
         writer.write_row(&row).unwrap();
     }
     writer.finish(&summary, run).unwrap();

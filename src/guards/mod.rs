@@ -1,0 +1,316 @@
+//! Who may be called: the checks between a valid number and a call. Suppression lists, the
+//! countries a campaign may call, a per-row country for reading national numbers, number
+//! types that must not be called (premium rate by default), and consent.
+//!
+//! [`GuardSpec`] is what the mapping and the command line ask for; [`Guards`] is that spec
+//! resolved against a source's headers, with its lists loaded, shared read-only by the
+//! checking threads. Each verdict is an [`Issue`] with its own code; the row checker decides
+//! what it does to the row's status. Guards are not part of a run's identity: adding a
+//! suppression list to an interrupted run resumes it, and the lists are applied again before
+//! every row is sent.
+
+mod consent;
+mod country;
+mod number_type;
+mod suppress;
+
+use std::path::{Path, PathBuf};
+
+pub use consent::{Consent, ConsentSpec, default_values as default_consent_values};
+pub use country::{name_of as country_name, region_of};
+pub use number_type::{BLOCKABLE, BlockedTypes, NumberType};
+pub use suppress::{SuppressError, Suppression, SuppressionList};
+
+use crate::mapping::header_key;
+use crate::phone::{Phone, PhoneParser};
+use crate::report::{Issue, IssueCode};
+
+/// What the mapping and the command line ask for, before it meets a source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuardSpec {
+    /// Suppression lists: paths (relative ones already resolved) or URLs.
+    pub suppress: Vec<String>,
+    /// Countries numbers may belong to (codes or names); empty: any.
+    pub countries: Vec<String>,
+    /// The header of a column naming each row's country.
+    pub region_column: Option<String>,
+    /// Number types not to call; `None`: premium rate.
+    pub block_number_types: Option<Vec<String>>,
+    pub consent: Option<ConsentSpec>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    #[error(
+        "`countries` names `{0}`, which is no country: use two-letter codes such as DE, AT, CH"
+    )]
+    UnknownCountry(String),
+    #[error("`block_number_types`: {0}")]
+    NumberType(String),
+    #[error(
+        "the mapping names column `{header}` for `{key}`, but {source_name} has no such column; its columns are: {available}"
+    )]
+    MissingColumn { key: &'static str, header: String, source_name: String, available: String },
+    #[error(transparent)]
+    Suppress(#[from] SuppressError),
+}
+
+/// The checks of one run, resolved and loaded.
+#[derive(Debug, Clone, Default)]
+pub struct Guards {
+    pub suppression: Suppression,
+    /// Allowed regions (alpha-2), sorted; `None`: any.
+    countries: Option<Vec<String>>,
+    blocked: BlockedTypes,
+    consent: Option<Consent>,
+    /// The column naming each row's country, and its header.
+    region_column: Option<(usize, String)>,
+}
+
+/// What a guard makes of a row's main number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Refused: the row needs fixing (exit code 3).
+    Reject(Issue),
+    /// Not called, by design (a do-not-call list, no consent): not a problem to fix.
+    Skip(Issue),
+}
+
+/// The region a row's national numbers are read in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowRegion {
+    /// No region column, or an empty cell: the mapping's `region`.
+    Default,
+    Named(String),
+    /// A cell that names no country: the default, with a warning.
+    Unknown(Issue),
+}
+
+impl Guards {
+    /// Resolves `spec` against `headers`; `lists` are the suppression lists, already loaded.
+    pub fn resolve(
+        spec: &GuardSpec,
+        headers: &[String],
+        source_name: &str,
+        lists: Vec<SuppressionList>,
+    ) -> Result<Guards, GuardError> {
+        let column = |key: &'static str, header: &str| {
+            find_column(headers, header).ok_or_else(|| GuardError::MissingColumn {
+                key,
+                header: header.to_string(),
+                source_name: source_name.to_string(),
+                available: headers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", "),
+            })
+        };
+        let countries = match spec.countries.as_slice() {
+            [] => None,
+            names => Some(allowed_regions(names)?),
+        };
+        let blocked = match &spec.block_number_types {
+            Some(names) => BlockedTypes::parse(names).map_err(GuardError::NumberType)?,
+            None => BlockedTypes::default(),
+        };
+        let consent = match &spec.consent {
+            Some(c) => {
+                let index = column("consent.column", &c.column)?;
+                Some(Consent::new(index, headers[index].trim().to_string(), &c.values))
+            }
+            None => None,
+        };
+        let region_column = match &spec.region_column {
+            Some(h) => {
+                let index = column("region_column", h)?;
+                Some((index, headers[index].trim().to_string()))
+            }
+            None => None,
+        };
+        Ok(Guards {
+            suppression: Suppression { lists },
+            countries,
+            blocked,
+            consent,
+            region_column,
+        })
+    }
+
+    /// The region a row's numbers are read in, from its country cell.
+    pub fn row_region(&self, cells: &csv::StringRecord) -> RowRegion {
+        let Some((column, header)) = &self.region_column else { return RowRegion::Default };
+        let cell = cells.get(*column).unwrap_or("").trim();
+        if cell.is_empty() {
+            return RowRegion::Default;
+        }
+        match region_of(cell) {
+            Some(region) => RowRegion::Named(region),
+            None => RowRegion::Unknown(Issue::new(
+                IssueCode::UnknownCountry,
+                Some(header.clone()),
+                format!(
+                    "`{cell}` in `{header}` is no country leadsync knows: the number was read with the default region"
+                ),
+            )),
+        }
+    }
+
+    /// Whether the row's main number may be called.
+    pub fn judge_main(&self, phone: &Phone, field: &str) -> Option<Verdict> {
+        if let Some(message) = self.foreign(phone) {
+            return Some(Verdict::Reject(Issue::new(
+                IssueCode::ForeignNumber,
+                Some(field.to_string()),
+                message,
+            )));
+        }
+        let kind = NumberType::of(phone.number_type);
+        if self.blocked.blocks(kind) {
+            let message = format!(
+                "{} is a {} number, which `block_number_types` excludes",
+                phone.e164,
+                kind.label()
+            );
+            return Some(Verdict::Reject(Issue::new(
+                IssueCode::BlockedNumberType,
+                Some(field.to_string()),
+                message,
+            )));
+        }
+        self.suppression.list_of(&phone.e164).map(|list| {
+            Verdict::Skip(Issue::new(
+                IssueCode::Suppressed,
+                Some(field.to_string()),
+                format!("{} is on the suppression list `{list}`: not called", phone.e164),
+            ))
+        })
+    }
+
+    /// Why a secondary contact must be left out, if it must: a warning, the lead goes without it.
+    pub fn judge_secondary(&self, phone: &Phone, column: Option<String>) -> Option<Issue> {
+        if let Some(why) = self.foreign(phone) {
+            let message = format!("secondary number left out: {why}");
+            return Some(Issue::new(IssueCode::ForeignSecondary, column, message));
+        }
+        let kind = NumberType::of(phone.number_type);
+        if self.blocked.blocks(kind) {
+            let message = format!(
+                "secondary number {} left out: a {} number, which `block_number_types` excludes",
+                phone.e164,
+                kind.label()
+            );
+            return Some(Issue::new(IssueCode::BlockedSecondaryType, column, message));
+        }
+        self.suppression.list_of(&phone.e164).map(|list| {
+            let message = format!(
+                "secondary number {} left out: it is on the suppression list `{list}`",
+                phone.e164
+            );
+            Issue::new(IssueCode::SuppressedSecondary, column, message)
+        })
+    }
+
+    /// A row without consent, when consent is asked for.
+    pub fn judge_consent(&self, cells: &csv::StringRecord) -> Option<Issue> {
+        let consent = self.consent.as_ref()?;
+        let cell = cells.get(consent.column).unwrap_or("").trim();
+        if consent.given(cell) {
+            return None;
+        }
+        let shown = if cell.is_empty() { "empty".to_string() } else { format!("`{cell}`") };
+        let message = format!(
+            "no consent: `{}` is {shown}, not one of {}",
+            consent.header,
+            consent.values().iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+        );
+        Some(Issue::new(IssueCode::NoConsent, Some(consent.header.clone()), message))
+    }
+
+    /// Why a number is out of the allowed countries, if it is.
+    fn foreign(&self, phone: &Phone) -> Option<String> {
+        let allowed = self.countries.as_ref()?;
+        let region = phone.region.as_deref().unwrap_or("");
+        if allowed.iter().any(|r| r == region) {
+            return None;
+        }
+        let country = match phone.region.as_deref() {
+            Some(r) => format!("{} ({r})", country_name(r).unwrap_or(r)),
+            None => "no country (a non-geographic number)".to_string(),
+        };
+        Some(format!(
+            "{} belongs to {country}; `countries` allows {}",
+            phone.e164,
+            allowed.join(", ")
+        ))
+    }
+
+    /// The column the country cells come from, so its cells are not a lead variable's business.
+    pub fn region_column(&self) -> Option<usize> {
+        self.region_column.as_ref().map(|(c, _)| *c)
+    }
+
+    /// Whether any guard can turn a row away beyond the default premium-rate check.
+    pub fn is_default(&self) -> bool {
+        self.suppression.lists.is_empty()
+            && self.countries.is_none()
+            && self.consent.is_none()
+            && self.region_column.is_none()
+            && self.blocked == BlockedTypes::default()
+    }
+}
+
+/// The phone parser for a row's region, from a small per-thread cache.
+pub fn parser_for(
+    cache: &mut std::collections::HashMap<String, PhoneParser>,
+    region: &str,
+) -> Option<PhoneParser> {
+    if let Some(parser) = cache.get(region) {
+        return Some(*parser);
+    }
+    let parser = PhoneParser::new(region).ok()?;
+    cache.insert(region.to_string(), parser);
+    Some(parser)
+}
+
+fn allowed_regions(names: &[String]) -> Result<Vec<String>, GuardError> {
+    let mut regions = names
+        .iter()
+        .flat_map(|n| n.split(','))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| region_of(n).ok_or_else(|| GuardError::UnknownCountry(n.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    regions.sort();
+    regions.dedup();
+    Ok(regions)
+}
+
+fn find_column(headers: &[String], header: &str) -> Option<usize> {
+    let wanted = header_key(header);
+    headers.iter().position(|h| header_key(h) == wanted)
+}
+
+/// A suppression list named in a mapping file, made relative to that file's folder.
+pub fn relative_to(mapping_dir: &Path, list: &str) -> String {
+    if crate::pipeline::is_url(list) || Path::new(list).is_absolute() {
+        return list.to_string();
+    }
+    mapping_dir.join(list).display().to_string()
+}
+
+/// Loads every list of `spec`, each from the local path it was fetched to.
+pub fn load_lists(
+    lists: &[(PathBuf, String)],
+    phones: &PhoneParser,
+) -> Result<Vec<SuppressionList>, GuardError> {
+    let loaded = lists
+        .iter()
+        .map(|(path, name)| SuppressionList::load(path, name, phones))
+        .collect::<Result<Vec<_>, _>>()?;
+    for list in loaded.iter().filter(|l| l.unreadable > 0) {
+        tracing::warn!(
+            list = %list.name,
+            entries = list.unreadable,
+            rows = ?list.unreadable_rows,
+            "entries of a suppression list are no phone number and were left out"
+        );
+    }
+    Ok(loaded)
+}

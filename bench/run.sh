@@ -119,6 +119,7 @@ PY
 case $what in
   import) bench_import ;;
   push) bench_push ;;
-  all) bench_import; bench_push ;;
-  *) echo "usage: bench/run.sh [import|push|all]" >&2; exit 2 ;;
+  suppress) bash bench/suppress.sh ;;
+  all) bench_import; bench_push; bash bench/suppress.sh ;;
+  *) echo "usage: bench/run.sh [import|push|suppress|all]" >&2; exit 2 ;;
 esac

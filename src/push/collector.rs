@@ -261,32 +261,46 @@ impl Collector {
     }
 
     /// A row a guard now turns away (a suppression list added, a country dropped) that an
-    /// earlier run of this journal already created is reported as created, with the guard's
-    /// reason as a warning: the lead is on the service and only a person can remove it.
+    /// earlier run of this journal already sent is never sent again. When that run created it
+    /// (by its journal, or for a write in doubt, by the lead list), the row is reported as
+    /// created with the guard's reason as a warning: the lead is on the service, and only a
+    /// person can take it off.
     fn note_sent_before_guard(&mut self, row: &mut RowReport) {
-        let guarded: Vec<Issue> =
-            row.errors.iter().filter(|e| e.code.is_guard()).cloned().collect();
-        if guarded.is_empty() {
+        if !row.errors.iter().any(|e| e.code.is_guard()) {
             return;
         }
-        if let Some(RowState::Done { status: Final::Created, lead_id, .. }) =
-            self.plan.recovered.rows.get(&row.row)
-        {
-            let lead_id = *lead_id;
-            row.status = RowStatus::Created;
-            row.lead_id = lead_id;
-            row.errors.clear();
-            row.warnings.extend(guarded.into_iter().map(|mut issue| {
-                let lead = lead_id.map_or_else(String::new, |id| format!(" (lead {id})"));
-                issue.message = format!(
-                    "{}; an earlier run of this journal already created it{lead}: remove it on the service if it must not be called",
-                    issue.message
-                );
-                issue
-            }));
-            self.plan.recovered.rows.remove(&row.row);
-            self.summary.from_journal += 1;
-        }
+        let lead_id = match self.plan.recovered.rows.get(&row.row) {
+            Some(RowState::Done { status: Final::Created, lead_id, .. }) => *lead_id,
+            Some(RowState::InDoubt { .. }) => {
+                let (phone, campaign) =
+                    (row.phone.as_deref().unwrap_or_default(), row.campaign_id.unwrap_or_default());
+                let index = self.plan.index.clone();
+                match index.reconcile(
+                    campaign,
+                    phone,
+                    &row.variables,
+                    self.plan.baseline,
+                    &mut self.claimed,
+                ) {
+                    super::reconcile::Found::Ours(id) => Some(id),
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        self.plan.recovered.rows.remove(&row.row);
+        self.summary.from_journal += 1;
+        let lead = lead_id.map_or_else(String::new, |id| format!(" (lead {id})"));
+        let guarded = std::mem::take(&mut row.errors);
+        row.warnings.extend(guarded.into_iter().filter(|e| e.code.is_guard()).map(|mut issue| {
+            issue.message = format!(
+                "{}; an earlier run of this journal already created it{lead}: remove it on the service if it must not be called",
+                issue.message
+            );
+            issue
+        }));
+        row.status = RowStatus::Created;
+        row.lead_id = lead_id;
     }
 
     /// A row the journal settled (or sent) must still have the content it had then.

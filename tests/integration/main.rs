@@ -4,6 +4,7 @@ mod cli;
 mod client;
 mod durability;
 mod events;
+mod guards;
 mod identity;
 mod import;
 mod install;

@@ -242,7 +242,7 @@ fn wait_for_attempts(state: &Path, n: u64) -> u64 {
 }
 
 /// The lines of the run's journal, or none before it exists.
-fn journal_lines(state: &Path) -> Vec<String> {
+pub(crate) fn journal_lines(state: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(state.join("journals")) else { return Vec::new() };
     entries
         .map(|e| e.unwrap().path())

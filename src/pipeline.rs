@@ -184,6 +184,7 @@ pub async fn import(
         keep_cells,
         workers: worker_count(opts.workers),
     };
+    let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;
     let stages_stop = stop.clone();
@@ -193,14 +194,19 @@ pub async fn import(
     let progress = Arc::new(Progress::default());
     let (reports, push) = match send {
         Some(plan) => {
+            if let Some(rows) = extent.estimated_rows() {
+                let settled = plan.recovered.done() as u64;
+                progress::announce_plan(opts.display, rows, settled, plan.config.rate);
+            }
             let collector = Collector::new(
                 client.expect("sending needs a client"),
                 plan,
                 reports,
                 progress.clone(),
             );
-            let throttle = Some(collector.throttle());
-            let _watch = progress::watch(progress.clone(), opts.display, throttle);
+            let context =
+                progress::Context { throttle: Some(collector.throttle()), extent: Some(extent) };
+            let _watch = progress::watch(progress.clone(), opts.display, context);
             let (reports, summary, journal) = collector.run(rows_rx, stop.clone()).await?;
             (reports, Some((summary, journal)))
         }

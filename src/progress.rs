@@ -1,6 +1,7 @@
 //! What a person watching sees while a run goes: indicatif bars on a terminal, a plain log line
-//! every few seconds otherwise, nothing with `--quiet`. Counters are atomics so the collector
-//! ticks them without caring who is watching.
+//! every few seconds otherwise, nothing with `--quiet`; both with the share of the file done and
+//! an ETA, and a plan line before sending starts. Counters are atomics so the collector ticks
+//! them without caring who is watching.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -8,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::push::Throttle;
 use crate::report::RowStatus;
+use crate::source::Extent;
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,6 +33,8 @@ pub struct Progress {
     sent: AtomicU64,
     created: AtomicU64,
     problems: AtomicU64,
+    /// Rows with their outcome, whatever it is.
+    done: AtomicU64,
 }
 
 impl Progress {
@@ -42,6 +47,7 @@ impl Progress {
     }
 
     pub fn settled(&self, status: RowStatus) {
+        self.done.fetch_add(1, Ordering::Relaxed);
         match status {
             RowStatus::Created => self.created.fetch_add(1, Ordering::Relaxed),
             RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed => {
@@ -57,21 +63,49 @@ impl Progress {
     }
 }
 
+/// What the display knows beyond the counters: the pace, and how far reading has got.
+#[derive(Clone, Default)]
+pub struct Context {
+    pub throttle: Option<Arc<Throttle>>,
+    pub extent: Option<Arc<Extent>>,
+}
+
 /// Draws `progress` until the returned guard is dropped.
-pub fn watch(
-    progress: Arc<Progress>,
-    display: Display,
-    throttle: Option<Arc<crate::push::Throttle>>,
-) -> Watcher {
+pub fn watch(progress: Arc<Progress>, display: Display, context: Context) -> Watcher {
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let handle = match display {
         Display::Hidden => None,
         _ => {
             let stop = stop.clone();
-            Some(std::thread::spawn(move || draw(&progress, display, throttle.as_deref(), &stop)))
+            Some(std::thread::spawn(move || draw(&progress, display, &context, &stop)))
         }
     };
     Watcher { stop, handle }
+}
+
+/// Before the first request: how many rows, at what pace, and so about how long.
+pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64) {
+    if display != Display::Hidden {
+        eprintln!("{}", plan_line(rows, settled, rate));
+    }
+}
+
+/// `about 200,000 rows to send at 5/s: about 11 h (--rate to change)`.
+pub fn plan_line(rows: u64, settled: u64, rate: f64) -> String {
+    let left = rows.saturating_sub(settled);
+    let what = match settled {
+        0 => format!("about {} rows to send", thousands(left)),
+        n => format!(
+            "about {} rows left to send ({} settled by an earlier run)",
+            thousands(left),
+            thousands(n)
+        ),
+    };
+    if rate <= 0.0 {
+        return format!("{what}, no rate limit (--rate to set one)");
+    }
+    let secs = left as f64 / rate;
+    format!("{what} at {}/s: about {} (--rate to change)", trim_rate(rate), human(secs))
 }
 
 pub struct Watcher {
@@ -91,7 +125,7 @@ impl Drop for Watcher {
 fn draw(
     progress: &Progress,
     display: Display,
-    throttle: Option<&crate::push::Throttle>,
+    context: &Context,
     stop: &std::sync::atomic::AtomicBool,
 ) {
     let started = Instant::now();
@@ -106,7 +140,7 @@ fn draw(
     let mut last_line = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
-        let line = status_line(progress, throttle, started.elapsed());
+        let line = status_line(progress, context, started.elapsed());
         match &bar {
             Some(bar) => {
                 bar.set_message(line);
@@ -124,18 +158,27 @@ fn draw(
     }
 }
 
-fn status_line(
-    progress: &Progress,
-    throttle: Option<&crate::push::Throttle>,
-    elapsed: Duration,
-) -> String {
+fn status_line(progress: &Progress, context: &Context, elapsed: Duration) -> String {
     let (read, sent, created, problems) = progress.snapshot();
+    let done = progress.done.load(Ordering::Relaxed);
     let per_second = sent as f64 / elapsed.as_secs_f64().max(0.001);
-    let mut line = format!(
+    let estimated = context.extent.as_ref().and_then(|e| e.estimated_rows()).filter(|&n| n > 0);
+    // Rows with an outcome over the rows the file holds; reading runs ahead of sending, so the
+    // bytes read only stand in when the row count is unknown.
+    let fraction = match estimated {
+        Some(total) => Some((done as f64 / total as f64).min(1.0)),
+        None => context.extent.as_ref().and_then(|e| e.fraction()),
+    };
+    let mut line = String::new();
+    if let Some(fraction) = fraction {
+        line.push_str(&format!("{:.0}% · ", fraction * 100.0));
+    }
+    line.push_str(&format!(
         "{read} rows read · {sent} sent ({per_second:.1}/s) · {created} created · {problems} need attention"
-    );
-    if let Some(throttle) = throttle {
-        if let Some(rate) = throttle.current_rate() {
+    ));
+    let rate = context.throttle.as_ref().and_then(|t| t.current_rate());
+    if let Some(throttle) = &context.throttle {
+        if let Some(rate) = rate {
             line.push_str(&format!(" · limit {rate:.1}/s"));
         }
         let waiting = throttle.waiting.load(Ordering::Relaxed);
@@ -143,5 +186,96 @@ fn status_line(
             line.push_str(&format!(" · {waiting} retries waiting"));
         }
     }
+    let remaining = estimated.map(|rows| remaining_sends(rows, done, created));
+    if let Some(secs) = eta(fraction, elapsed, remaining, rate) {
+        line.push_str(&format!(" · ETA {}", human(secs)));
+    }
     line
+}
+
+/// Requests still to go: the rows without an outcome, times the share of rows so far that
+/// became leads (all of them before the first outcome).
+fn remaining_sends(estimated_rows: u64, done: u64, created: u64) -> f64 {
+    let share = if done == 0 { 1.0 } else { (created as f64 / done as f64).min(1.0) };
+    estimated_rows.saturating_sub(done) as f64 * share
+}
+
+/// Seconds left: under a rate limit, the requests to go at that rate (reading is paced by
+/// sending, so the limit is the clock); without one, the time so far scaled by the share done.
+fn eta(
+    fraction: Option<f64>,
+    elapsed: Duration,
+    remaining_sends: Option<f64>,
+    rate: Option<f64>,
+) -> Option<f64> {
+    match (rate, remaining_sends, fraction) {
+        (Some(rate), Some(left), _) if rate > 0.0 => Some(left / rate),
+        (_, _, Some(f)) if f >= 0.01 => Some(elapsed.as_secs_f64() * (1.0 - f) / f),
+        _ => None,
+    }
+}
+
+/// `11 h`, `2 h 10 min`, `45 min`, `30 s`.
+pub fn human(secs: f64) -> String {
+    let secs = secs.max(0.0).round() as u64;
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs.div_ceil(60)),
+        _ => {
+            let (hours, minutes) = (secs / 3600, (secs % 3600) / 60);
+            match minutes {
+                0 => format!("{hours} h"),
+                m => format!("{hours} h {m} min"),
+            }
+        }
+    }
+}
+
+fn trim_rate(rate: f64) -> String {
+    let text = format!("{rate:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn thousands(n: u64) -> String {
+    crate::report::thousands(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_line_says_rows_pace_and_time() {
+        assert_eq!(
+            plan_line(200_000, 0, 5.0),
+            "about 200,000 rows to send at 5/s: about 11 h 6 min (--rate to change)"
+        );
+        assert_eq!(
+            plan_line(1_000, 400, 2.5),
+            "about 600 rows left to send (400 settled by an earlier run) at 2.5/s: about 4 min (--rate to change)"
+        );
+        assert_eq!(
+            plan_line(10, 0, 0.0),
+            "about 10 rows to send, no rate limit (--rate to set one)"
+        );
+    }
+
+    #[test]
+    fn the_eta_follows_the_rate_limit_else_the_share_done() {
+        let elapsed = Duration::from_secs(10);
+        assert_eq!(eta(Some(0.5), elapsed, Some(100.0), Some(5.0)), Some(20.0));
+        assert_eq!(eta(Some(0.25), elapsed, None, None), Some(30.0));
+        assert_eq!(eta(Some(0.001), elapsed, None, None), None, "too early to tell");
+        // Half the rows done became leads: 1,000 rows to go make about 500 requests.
+        assert_eq!(remaining_sends(2_000, 1_000, 500), 500.0);
+        assert_eq!(remaining_sends(2_000, 0, 0), 2_000.0);
+    }
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(human(30.0), "30 s");
+        assert_eq!(human(61.0), "2 min");
+        assert_eq!(human(40_000.0), "11 h 6 min");
+        assert_eq!(human(7200.0), "2 h");
+    }
 }

@@ -6,7 +6,6 @@
 //! pass and copied into the row's `StringRecord`: one allocation pair per row, memory flat
 //! however many rows there are.
 
-use std::fs::File;
 use std::io::{self, Cursor, Read};
 
 use csv::{ByteRecord, StringRecord};
@@ -36,7 +35,7 @@ pub(super) struct CsvSource {
 /// Opens the text file whose first bytes are `prefix` (`whole` when that is all of it).
 pub(super) fn open(
     location: &str,
-    file: File,
+    file: impl Read + Send + 'static,
     prefix: Vec<u8>,
     whole: bool,
     opts: &SourceOptions,
@@ -82,7 +81,7 @@ fn fallback(enc: &TextEncoding) -> Option<&'static Encoding> {
 /// rest of the file, transcoded to UTF-8 unless it is UTF-8, then one final line ending so the
 /// last record is terminated like the others (the line arithmetic relies on it).
 fn input(
-    file: File,
+    file: impl Read + Send + 'static,
     mut prefix: Vec<u8>,
     skip: usize,
     enc: &TextEncoding,

@@ -19,6 +19,7 @@ mod delimiter;
 mod detect;
 mod encoding;
 mod error;
+mod extent;
 mod fetch;
 mod header;
 mod sheet;
@@ -33,6 +34,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 pub use error::SourceError;
+pub use extent::{Counted, Extent, Unit};
 pub use fetch::{MAX_DOWNLOAD_BYTES, fetch, fetch_with_limit};
 
 /// How to read a file; the default sniffs everything.
@@ -145,6 +147,8 @@ pub struct Source {
     pub encoding: Option<&'static str>,
     /// The delimiter, for CSV/TSV.
     pub delimiter: Option<u8>,
+    /// How far reading has got, for the progress display.
+    pub extent: std::sync::Arc<Extent>,
     /// Rows read while looking for the header that come after it (or the error that stopped
     /// the look-ahead), handed out before the rest.
     pending: VecDeque<Result<Record, SourceError>>,
@@ -191,7 +195,8 @@ impl Source {
         format: Format,
         opts: &SourceOptions,
     ) -> Result<Source, SourceError> {
-        let opened = sheet::open(path, &location, format, opts.sheet.as_ref())?;
+        let extent = Extent::new(Unit::Rows, 0);
+        let opened = sheet::open(path, &location, format, opts.sheet.as_ref(), extent.clone())?;
         let source = Source {
             location,
             format,
@@ -201,6 +206,7 @@ impl Source {
             sheet_position: Some(opened.position),
             encoding: None,
             delimiter: None,
+            extent,
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
         };
@@ -214,6 +220,14 @@ impl Source {
         whole: bool,
         opts: &SourceOptions,
     ) -> Result<Source, SourceError> {
+        let size = file.metadata().map_or(0, |m| m.len());
+        let extent = Extent::new(Unit::Bytes, size);
+        extent.advance(prefix.len() as u64);
+        // A whole file's last line may lack its newline.
+        let unterminated = whole && !prefix.ends_with(b"\n");
+        let lines = prefix.iter().filter(|&&b| b == b'\n').count() as u64;
+        extent.set_lines_from_sample(lines + u64::from(unterminated), prefix.len() as u64);
+        let file = Counted::new(file, extent.clone());
         let opened = csv::open(&location, file, prefix, whole, opts)?;
         let format = if opened.delimiter == b'\t' { Format::Tsv } else { Format::Csv };
         let source = Source {
@@ -225,6 +239,7 @@ impl Source {
             sheet_position: None,
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
+            extent,
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
         };
@@ -239,6 +254,7 @@ impl Source {
         };
         self.headers = header::names(&header);
         self.header_row = header.row;
+        self.extent.set_header_row(header.row);
         Ok(self)
     }
 
@@ -307,7 +323,12 @@ impl Source {
 
     /// The rows after the header, in file order, streaming.
     pub fn records(self) -> Records {
-        Records { pending: self.pending, rows: self.rows, width: self.headers.len() }
+        Records {
+            pending: self.pending,
+            rows: self.rows,
+            width: self.headers.len(),
+            extent: self.extent,
+        }
     }
 }
 
@@ -358,6 +379,7 @@ pub struct Records {
     pending: VecDeque<Result<Record, SourceError>>,
     rows: Rows,
     width: usize,
+    extent: std::sync::Arc<Extent>,
 }
 
 impl Iterator for Records {
@@ -369,6 +391,9 @@ impl Iterator for Records {
             None => self.rows.next()?,
         };
         Some(item.map(|mut record| {
+            if self.extent.unit == Unit::Rows {
+                self.extent.reached_row(record.row);
+            }
             while record.cells.len() < self.width {
                 record.cells.push_field("");
             }

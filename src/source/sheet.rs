@@ -33,6 +33,7 @@ pub(super) fn open(
     location: &str,
     format: Format,
     selector: Option<&SheetSelector>,
+    extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
     let mut book = open_book(path, location, format)?;
     let (sheet, loaded) = match selector {
@@ -40,7 +41,7 @@ pub(super) fn open(
         None => first_sheet_with_data(&mut book, location)?,
     };
     let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
-    let rows = SheetRows::spawn(book, location, &sheet, loaded)?;
+    let rows = SheetRows::spawn(book, location, &sheet, loaded, extent)?;
     Ok(SheetSource { sheet, position, rows })
 }
 

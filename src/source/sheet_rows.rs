@@ -9,6 +9,7 @@
 //! and reports it as a `SourceError`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::{thread, vec};
 
@@ -18,7 +19,7 @@ use csv::StringRecord;
 use super::cell::{self, Value};
 use super::csv::error_literals;
 use super::sheet::{Book, PANIC_DETAIL};
-use super::{Record, SourceError};
+use super::{Extent, Record, SourceError};
 
 type Batch = Result<Vec<Record>, SourceError>;
 
@@ -43,12 +44,13 @@ impl SheetRows {
         location: &str,
         sheet: &str,
         loaded: Option<Range<Data>>,
+        extent: Arc<Extent>,
     ) -> Result<SheetRows, SourceError> {
         let (tx, rx) = sync_channel(CHANNEL_BATCHES);
         let (location_owned, sheet_owned) = (location.to_owned(), sheet.to_owned());
         thread::Builder::new()
             .name("leadsync-sheet".to_owned())
-            .spawn(move || produce(book, location_owned, sheet_owned, loaded, tx))
+            .spawn(move || produce(book, location_owned, sheet_owned, loaded, tx, &extent))
             .map_err(|e| SourceError::io(location, e))?;
         Ok(SheetRows { rx, current: Vec::new().into_iter(), done: false })
     }
@@ -84,9 +86,11 @@ fn produce(
     sheet: String,
     loaded: Option<Range<Data>>,
     tx: SyncSender<Batch>,
+    extent: &Extent,
 ) {
     let mut out = Batches::new(tx);
-    let read = catch_unwind(AssertUnwindSafe(|| read_sheet(&mut book, &sheet, loaded, &mut out)));
+    let read =
+        catch_unwind(AssertUnwindSafe(|| read_sheet(&mut book, &sheet, loaded, &mut out, extent)));
     let failure = match read {
         Ok(Ok(())) => None,
         Ok(Err(failure)) => Some(failure),
@@ -107,22 +111,31 @@ fn read_sheet(
     sheet: &str,
     loaded: Option<Range<Data>>,
     out: &mut Batches,
+    extent: &Extent,
 ) -> Result<(), Failure> {
     let no_row = |e: String| (None, e);
+    // The last row the sheet says it uses, as Excel numbers it: the total for the progress.
+    let last_row = |d: Dimensions| u64::from(d.end.0) + 1;
     match (book, loaded) {
-        (_, Some(range)) => send_range(&range, out),
+        (_, Some(range)) => {
+            extent.set_total(range.end().map_or(0, |(row, _)| u64::from(row) + 1));
+            send_range(&range, out)
+        }
         (Sheets::Xlsx(wb), None) => {
             let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
+            extent.set_total(last_row(cells.dimensions()));
             let offset = first_column(cells.dimensions());
             stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
         }
         (Sheets::Xlsb(wb), None) => {
             let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
+            extent.set_total(last_row(cells.dimensions()));
             let offset = first_column(cells.dimensions());
             stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
         }
         (book, None) => {
             let range = book.worksheet_range(sheet).map_err(|e| no_row(e.to_string()))?;
+            extent.set_total(range.end().map_or(0, |(row, _)| u64::from(row) + 1));
             send_range(&range, out)
         }
     }

@@ -1,0 +1,71 @@
+//! What a person watching a push sees: the plan line before sending, then the share done and an
+//! ETA, on a terminal (a real pseudo-terminal, through `script`) and in the log lines written
+//! off one.
+
+use std::process::Command;
+
+use crate::support::{ALICE, TestSandbox, write};
+
+fn sheet(dir: &std::path::Path, rows: usize) {
+    let mut csv = String::from("Name,Telefon\n");
+    for i in 0..rows {
+        csv.push_str(&format!("Kunde {i},0151 50{i:06}\n"));
+    }
+    write(dir, "leads.csv", &csv);
+}
+
+#[test]
+fn a_terminal_sees_the_plan_then_a_percentage_and_an_eta() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+        return;
+    }
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 40);
+    let bin = assert_cmd::cargo::cargo_bin("leadsync");
+    let command =
+        format!("{} import leads.csv --campaign 10 --rate 20 --state-dir state", bin.display());
+    let output = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .current_dir(dir)
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("COLUMNS", "200")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{screen}");
+    assert!(
+        screen.contains("about 40 rows to send at 20/s: about 2 s (--rate to change)"),
+        "{screen}"
+    );
+    // The bar, redrawn in place: a share of the file and the time left.
+    let percent = regex_free_find(&screen, "% · ");
+    assert!(percent, "no percentage on the bar: {screen}");
+    assert!(screen.contains(" · ETA "), "no ETA on the bar: {screen}");
+    assert!(screen.contains("40 rows: 40 created"), "{screen}");
+}
+
+#[test]
+fn log_lines_off_a_terminal_carry_the_percentage_and_the_eta() {
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 70);
+    // Off a terminal a line comes every 5 s: 70 rows at 10/s take 7.
+    let (_, err) =
+        sb.cli(ALICE).args(["import", "leads.csv", "--campaign", "10", "--rate", "10"]).ok();
+    assert!(err.contains("about 70 rows to send at 10/s: about 7 s"), "{err}");
+    let line = err.lines().find(|l| l.contains("rows read")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("% · ") && line.contains(" · ETA "), "{line}");
+    // The rate is the clock: rows read × ... leave about 2 s after 5 s, never an hour.
+    let eta = line.rsplit("ETA ").next().unwrap();
+    assert!(eta.ends_with(" s"), "{line}");
+}
+
+/// Whether `text` holds a number followed by `suffix` (`37% · `).
+fn regex_free_find(text: &str, suffix: &str) -> bool {
+    text.match_indices(suffix)
+        .any(|(at, _)| text[..at].chars().next_back().is_some_and(|c| c.is_ascii_digit()))
+}

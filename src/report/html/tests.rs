@@ -52,6 +52,9 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
         "<td class=\"phone\">12345</td>",
         "<code>&lt;b&gt;call&lt;/b&gt;</code> contains letters",
         "Extension dropped",
+        "Numbers per type",
+        "mobile",
+        "Austria<small>AT</small>",
     ] {
         assert!(page.contains(expected), "the page lacks {expected:?}");
     }

@@ -76,6 +76,13 @@ pub enum Verdict {
     Skip(Issue),
 }
 
+/// Why a number may not be called.
+enum Refusal<'a> {
+    Foreign(String),
+    Blocked(NumberType),
+    Suppressed(&'a str),
+}
+
 /// The region a row's national numbers are read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowRegion {
@@ -154,57 +161,52 @@ impl Guards {
 
     /// Whether the row's main number may be called.
     pub fn judge_main(&self, phone: &Phone, field: &str) -> Option<Verdict> {
-        if let Some(message) = self.foreign(phone) {
-            return Some(Verdict::Reject(Issue::new(
-                IssueCode::ForeignNumber,
-                Some(field.to_string()),
-                message,
-            )));
-        }
-        let kind = NumberType::of(phone.number_type);
-        if self.blocked.blocks(kind) {
-            let message = format!(
-                "{} is a {} number, which `block_number_types` excludes",
-                phone.e164,
-                kind.label()
-            );
-            return Some(Verdict::Reject(Issue::new(
-                IssueCode::BlockedNumberType,
-                Some(field.to_string()),
-                message,
-            )));
-        }
-        self.suppression.list_of(&phone.e164).map(|list| {
-            Verdict::Skip(Issue::new(
-                IssueCode::Suppressed,
-                Some(field.to_string()),
-                format!("{} is on the suppression list `{list}`: not called", phone.e164),
-            ))
+        let field = Some(field.to_string());
+        Some(match self.refusal(phone)? {
+            Refusal::Foreign(why) => {
+                Verdict::Reject(Issue::new(IssueCode::ForeignNumber, field, why))
+            }
+            Refusal::Blocked(kind) => {
+                let message = format!(
+                    "{} is a {} number, which `block_number_types` excludes",
+                    phone.e164,
+                    kind.label()
+                );
+                Verdict::Reject(Issue::new(IssueCode::BlockedNumberType, field, message))
+            }
+            Refusal::Suppressed(list) => {
+                let message =
+                    format!("{} is on the suppression list `{list}`: not called", phone.e164);
+                Verdict::Skip(Issue::new(IssueCode::Suppressed, field, message))
+            }
         })
     }
 
     /// Why a secondary contact must be left out, if it must: a warning, the lead goes without it.
     pub fn judge_secondary(&self, phone: &Phone, column: Option<String>) -> Option<Issue> {
+        let (code, why) = match self.refusal(phone)? {
+            Refusal::Foreign(why) => (IssueCode::ForeignSecondary, why),
+            Refusal::Blocked(kind) => (
+                IssueCode::BlockedSecondaryType,
+                format!("a {} number, which `block_number_types` excludes", kind.label()),
+            ),
+            Refusal::Suppressed(list) => {
+                (IssueCode::SuppressedSecondary, format!("it is on the suppression list `{list}`"))
+            }
+        };
+        Some(Issue::new(code, column, format!("secondary number {} left out: {why}", phone.e164)))
+    }
+
+    /// The first guard that turns `phone` away: the country, then the type, then the lists.
+    fn refusal(&self, phone: &Phone) -> Option<Refusal<'_>> {
         if let Some(why) = self.foreign(phone) {
-            let message = format!("secondary number left out: {why}");
-            return Some(Issue::new(IssueCode::ForeignSecondary, column, message));
+            return Some(Refusal::Foreign(why));
         }
         let kind = NumberType::of(phone.number_type);
         if self.blocked.blocks(kind) {
-            let message = format!(
-                "secondary number {} left out: a {} number, which `block_number_types` excludes",
-                phone.e164,
-                kind.label()
-            );
-            return Some(Issue::new(IssueCode::BlockedSecondaryType, column, message));
+            return Some(Refusal::Blocked(kind));
         }
-        self.suppression.list_of(&phone.e164).map(|list| {
-            let message = format!(
-                "secondary number {} left out: it is on the suppression list `{list}`",
-                phone.e164
-            );
-            Issue::new(IssueCode::SuppressedSecondary, column, message)
-        })
+        self.suppression.list_of(&phone.e164).map(Refusal::Suppressed)
     }
 
     /// A row without consent, when consent is asked for.

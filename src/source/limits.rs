@@ -16,6 +16,9 @@ const MIB: u64 = 1024 * 1024;
 pub(super) const MAX_CELL_BYTES: u64 = 16 * MIB;
 /// One XML tag, comment or text run, which quick-xml buffers whole.
 pub(super) const MAX_MARKUP_BYTES: u64 = 16 * MIB;
+/// Elements open at once: quick-xml keeps every open element's name, and a real workbook
+/// nests a dozen deep.
+pub(super) const MAX_DEPTH: u64 = 10_000;
 /// One XLSB record, which calamine reads into a buffer of the declared length.
 pub(super) const MAX_RECORD_BYTES: u64 = 16 * MIB + 64 * 1024;
 /// Parts in a zip workbook: a real one has tens, a huge workbook a few thousand.
@@ -51,6 +54,7 @@ pub(super) enum Limit {
     TotalSize,
     Cell { part: String },
     Markup { part: String },
+    Depth { part: String },
     Record { part: String },
     SharedStrings { needed: u64 },
     Elements { found: u64 },
@@ -105,6 +109,9 @@ impl fmt::Display for Limit {
                  for one",
                 mib(MAX_MARKUP_BYTES)
             ),
+            Limit::Depth { part } => {
+                write!(f, "part `{part}` nests XML elements more than {MAX_DEPTH} deep, the limit")
+            }
             Limit::Record { part } => write!(
                 f,
                 "part `{part}` declares a record of more than {} MiB, the limit for one",

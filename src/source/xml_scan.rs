@@ -6,7 +6,7 @@
 //! It is not a validating parser: it only has to agree with quick-xml on where markup ends,
 //! so that a run it measures is never shorter than the event quick-xml would build.
 
-use super::limits::{Limit, MAX_MARKUP_BYTES};
+use super::limits::{Limit, MAX_DEPTH, MAX_MARKUP_BYTES};
 
 /// What the scanner reports; each call may refuse with the limit it hit.
 pub(super) trait Sink {
@@ -45,12 +45,14 @@ pub(super) struct Scanner {
     tag: Vec<u8>,
     /// Length of the current text run or markup.
     run: u64,
+    /// Open elements: quick-xml keeps each one's name until it closes.
+    depth: u64,
     part: String,
 }
 
 impl Scanner {
     pub(super) fn new(part: &str) -> Scanner {
-        Scanner { state: State::Text, tag: Vec::new(), run: 0, part: part.to_owned() }
+        Scanner { state: State::Text, tag: Vec::new(), run: 0, depth: 0, part: part.to_owned() }
     }
 
     fn markup_breach(&self) -> Limit {
@@ -136,10 +138,20 @@ impl Scanner {
     fn finish_tag(&mut self, sink: &mut impl Sink) -> Result<(), Limit> {
         let tag = std::mem::take(&mut self.tag);
         let result = match tag.strip_prefix(b"/") {
-            Some(rest) => sink.end(local_name(rest)),
+            Some(rest) => {
+                self.depth = self.depth.saturating_sub(1);
+                sink.end(local_name(rest))
+            }
             None => match tag.strip_suffix(b"/") {
                 Some(open) => sink.start(open).and_then(|()| sink.end(local_name(open))),
-                None => sink.start(&tag),
+                None => {
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        self.tag = tag;
+                        return Err(Limit::Depth { part: self.part.clone() });
+                    }
+                    sink.start(&tag)
+                }
             },
         };
         self.tag = tag;

@@ -15,7 +15,7 @@ use std::path::Path;
 use super::limits::{self, Limit, MAX_PART_BYTES, MAX_PARTS, MAX_TOTAL_BYTES};
 use super::ods_tally::OdsTally;
 use super::xlsb_scan::Records;
-use super::xml_scan::{Scanner, Sink, local_name};
+use super::xml_scan::{Scanner, Sink, attribute, count, local_name};
 use super::{Format, SourceError};
 
 const CHUNK: usize = 64 * 1024;
@@ -266,6 +266,11 @@ impl Sink for PartSink<'_> {
                 self.cell_text = 0;
             }
             self.cell_depth += 1;
+        }
+        if self.kind == PartKind::SharedStrings && local == b"sst" {
+            // calamine reserves a slot per declared unique string before reading any.
+            let declared = count(attribute(tag, b"uniqueCount"));
+            self.shared_strings += declared.saturating_mul(limits::string_cost(0));
         }
         if self.kind == PartKind::OdsContent {
             // `<text:s text:c="N"/>` stands for N spaces, which calamine writes out.

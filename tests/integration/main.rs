@@ -7,6 +7,7 @@ mod events;
 mod identity;
 mod import;
 mod install;
+mod limits;
 mod push;
 mod simulation;
 mod support;

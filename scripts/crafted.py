@@ -89,7 +89,8 @@ def xlsx(path, shared=(b'<si><t>Anna</t></si>',), styles=None, extra_rels=None, 
         rels.extend(extra_rels or [])
         rels.append("</Relationships>")
         write_part(zf, "xl/_rels/workbook.xml.rels", rels)
-        write_part(zf, "xl/worksheets/sheet1.xml", [SHEET_HEAD, SHEET_ROWS, SHEET_TAIL])
+        if "xl/worksheets/sheet1.xml" not in (extra or {}):
+            write_part(zf, "xl/worksheets/sheet1.xml", [SHEET_HEAD, SHEET_ROWS, SHEET_TAIL])
         head = '<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"' + sst_attrs + '>'
         write_part(zf, "xl/sharedStrings.xml", [head, *shared, "</sst>"])
         if styles is not None:
@@ -261,7 +262,7 @@ def files():
          lambda p: xlsx(p, extra={"xl/media/image1.png": repeated(b"\0", 3 * GIB // 2)})),
         ("xlsx_huge_tag.xlsx", "XLSX, a 900 MiB attribute value",
          lambda p: xlsx(p, extra={"xl/worksheets/sheet1.xml": [
-             SHEET_HEAD, '<row r="1" x="', *repeated(b"a", GIB), '"/>', SHEET_TAIL]})),
+             SHEET_HEAD, '<row r="1" x="', *repeated(b"a", 900 * MIB), '"/>', SHEET_TAIL]})),
         ("ods_cell_1gib.ods", "ODS, one cell inflating to 1 GiB",
          lambda p: ods(p, ods_cell(gib_a()))),
         ("ods_spaces.ods", "ODS, <text:s text:c=\"2000000000\"/> (2 billion spaces)",

@@ -140,7 +140,8 @@ pub async fn import(
 ) -> Result<ImportResult, PipelineError> {
     let started_at = now();
     let mapping = merged_mapping(opts)?;
-    let source = Source::open(&opts.path, &source_options(opts, mapping.as_ref())?)?;
+    let source =
+        Source::open_named(&opts.path, &opts.location, &source_options(opts, mapping.as_ref())?)?;
     let headers = source.headers.clone();
     let (mapping, mapping_notes) = match mapping {
         Some(m) => (m, Vec::new()),

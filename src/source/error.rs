@@ -73,6 +73,9 @@ pub enum SourceError {
     )]
     TooManyColumns { location: String, row: u64, columns: usize, limit: usize },
 
+    #[error("`{location}` is past a limit: {limit}: {advice}")]
+    OverLimit { location: String, limit: String, advice: &'static str },
+
     #[error("cannot read row {row} of `{location}`: {detail}")]
     Csv { location: String, row: u64, detail: String },
 

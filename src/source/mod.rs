@@ -9,8 +9,9 @@
 //!             └──────► sheet ──► sheet_rows (calamine, own thread) ───┘
 //! ```
 //!
-//! `fetch` turns a URL into a local file first. Nothing here panics on bad input: damaged
-//! files are `SourceError`s that say what to do.
+//! `fetch` turns a URL into a local file first. Nothing here panics or aborts on bad input:
+//! damaged files are `SourceError`s that say what to do, and `zip_scan` / `xls_scan` hold a
+//! workbook to the `limits` before calamine allocates anything for it.
 
 mod cell;
 mod cfb;
@@ -22,8 +23,14 @@ mod error;
 mod extent;
 mod fetch;
 mod header;
+mod limits;
+mod ods_tally;
 mod sheet;
 mod sheet_rows;
+mod xls_scan;
+mod xlsb_scan;
+mod xml_scan;
+mod zip_scan;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -186,6 +193,12 @@ impl Source {
             detect::Kind::Ole => detect::ole_format(path, &location)?,
         };
         drop(file);
+        // calamine allocates from what the file declares, and an allocation failure aborts:
+        // the limits are checked before it opens the file.
+        match format {
+            Format::Xls => xls_scan::check(path, &location)?,
+            _ => zip_scan::check(path, &location, format)?,
+        }
         Source::open_workbook(path, location, format, opts)
     }
 

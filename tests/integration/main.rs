@@ -8,6 +8,7 @@ mod guards;
 mod identity;
 mod import;
 mod install;
+mod limits;
 mod progress;
 mod push;
 mod simulation;

@@ -1,0 +1,508 @@
+//! The pre-flight of an XLS file before calamine opens it, which is where damaged XLS files
+//! used to abort the process (calamine issues #174, #444, #550, #714).
+//!
+//! calamine follows the compound file's sector chains without noticing a cycle (copying
+//! until a declared length of up to 4 GiB is reached, or forever), reserves a sheet's cells
+//! from its `Dimensions` record, loads every sheet whole into a dense range as wide and tall
+//! as its farthest cells (a cell at IV65536 makes 16.7M cells), and keeps the shared-strings
+//! table plus a copy of each string per cell. This module walks the same chains and records
+//! and refuses, as damaged or over `MAX_LOADED_BYTES`, what would make those allocations
+//! unbounded. What it cannot follow (a short header, a missing stream) is left to calamine,
+//! whose errors are clean for those.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use super::limits::{Limit, MAX_LOADED_BYTES, MAX_SHARED_STRINGS_BYTES, string_cost};
+use super::{Format, SourceError};
+
+const ENDOFCHAIN: u32 = 0xFFFF_FFFE;
+const RESERVED_SECTORS: u32 = 0xFFFF_FFFA;
+const DIFSECT: u32 = 0xFFFF_FFFC;
+/// `calamine::Cell<Data>` (40 bytes), a cell in a loaded range (`Data`, 32) and in the formula
+/// range (`String`, 24).
+const CELL_RECORD_BYTES: u64 = 40;
+const RANGE_CELL_BYTES: u64 = 32;
+const FORMULA_CELL_BYTES: u64 = 24;
+
+/// Checks the XLS at `path`; `Ok` means calamine may open it.
+pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| SourceError::io(location, e))?;
+    let corrupt = |detail: &str| SourceError::Corrupt {
+        location: location.to_owned(),
+        format: Format::Xls,
+        detail: detail.to_owned(),
+    };
+    let stream = match workbook_stream(&bytes) {
+        Ok(Some(stream)) => stream,
+        Ok(None) => return Ok(()),
+        Err(detail) => return Err(corrupt(detail)),
+    };
+    let needed = Biff::new(&stream).needed().map_err(|limit| limit.error(location))?;
+    if needed > MAX_LOADED_BYTES {
+        return Err(Limit::Loaded { needed }.error(location));
+    }
+    Ok(())
+}
+
+/// The compound file as calamine reads it: sector size, FAT and directory.
+struct Cfb<'a> {
+    bytes: &'a [u8],
+    sector: usize,
+    /// calamine's bound on sector numbers: the file length in sectors.
+    max_id: u32,
+    fat: Vec<u32>,
+}
+
+/// The `Workbook` (or `Book`) stream, `None` when the file is not a compound file calamine
+/// would read, an error naming the damage that would make calamine's reading unbounded.
+fn workbook_stream(bytes: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
+    let Some(header) = bytes.get(..512) else { return Ok(None) };
+    let sector = match u16_at(header, 30) {
+        9 => 512,
+        12 => 4096,
+        _ => return Ok(None),
+    };
+    let max_id = u32::try_from(bytes.len() / sector).unwrap_or(u32::MAX);
+    let mut cfb = Cfb { bytes, sector, max_id, fat: Vec::new() };
+    cfb.fat = cfb.read_fat(header)?;
+    let directory = cfb.chain(u32_at(header, 48), usize::MAX)?;
+    let entries: Vec<&[u8]> = directory.chunks_exact(128).collect();
+    let Some(root) = entries.first() else { return Ok(None) };
+    let found = entries.iter().find(|e| name_is(e, "Workbook") || name_is(e, "Book"));
+    let Some(entry) = found else { return Ok(None) };
+    let (start, len) = (u32_at(entry, 116), u32_at(entry, 120) as usize);
+    if len >= 4096 {
+        return cfb.chain(start, len).map(Some);
+    }
+    // A small stream lives in 64-byte mini sectors inside the root entry's stream.
+    let mini_fat_len = u32_at(header, 64) as usize;
+    if mini_fat_len == 0 {
+        return Ok(None);
+    }
+    let mini_stream = cfb.chain(u32_at(root, 116), u32_at(root, 120) as usize)?;
+    let mini_fat_bytes = cfb.chain(u32_at(header, 60), mini_fat_len.saturating_mul(sector))?;
+    let mini_fat: Vec<u32> = mini_fat_bytes.chunks_exact(4).map(|c| u32_at(c, 0)).collect();
+    Ok(Some(mini_chain(&mini_stream, &mini_fat, start, len)))
+}
+
+impl Cfb<'_> {
+    fn sector(&self, id: u32) -> Option<&[u8]> {
+        if id > self.max_id {
+            return None;
+        }
+        // Sector 0 follows the header, which takes one sector.
+        let start = (id as usize + 1) * self.sector;
+        self.bytes.get(start.min(self.bytes.len())..(start + self.sector).min(self.bytes.len()))
+    }
+
+    /// The FAT from the header's DIFAT and the DIFAT chain. Each FAT sector read adds a
+    /// sector's worth of entries, so a DIFAT naming more sectors than the file has (the same
+    /// one over and over) would make calamine's FAT larger than the file many times over.
+    fn read_fat(&self, header: &[u8]) -> Result<Vec<u32>, &'static str> {
+        let mut difat: Vec<u32> = header[76..512].chunks_exact(4).map(|c| u32_at(c, 0)).collect();
+        let mut id = u32_at(header, 68);
+        let mut steps = 0u64;
+        while id < RESERVED_SECTORS {
+            steps += 1;
+            if steps > u64::from(self.max_id) + 1 {
+                return Ok(Vec::new());
+            }
+            let Some(sector) = self.sector(id) else { return Ok(Vec::new()) };
+            difat.extend(sector.chunks_exact(4).map(|c| u32_at(c, 0)));
+            id = difat.pop().unwrap_or(ENDOFCHAIN);
+        }
+        let fat_sectors: Vec<u32> = difat.into_iter().filter(|id| *id < DIFSECT).collect();
+        if fat_sectors.len() > self.max_id as usize + 1 {
+            return Err("its allocation table names more sectors than the file has");
+        }
+        let mut fat = Vec::new();
+        for id in fat_sectors {
+            match self.sector(id) {
+                Some(sector) => fat.extend(sector.chunks_exact(4).map(|c| u32_at(c, 0))),
+                None => break,
+            }
+        }
+        Ok(fat)
+    }
+
+    /// Follows a chain as calamine does, up to `len` bytes; a chain that comes back on itself
+    /// before either is the damage calamine would loop on.
+    fn chain(&self, mut id: u32, len: usize) -> Result<Vec<u8>, &'static str> {
+        let mut out = Vec::new();
+        let mut steps = 0u64;
+        while id != ENDOFCHAIN && out.len() < len {
+            steps += 1;
+            if steps > u64::from(self.max_id) + 1 {
+                return Err("a sector chain loops back on itself");
+            }
+            let Some(sector) = self.sector(id) else { break };
+            out.extend_from_slice(&sector[..sector.len().min(len - out.len())]);
+            match self.fat.get(id as usize) {
+                Some(next) => id = *next,
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A small stream from the mini stream; calamine bounds these by their length (< 4096).
+fn mini_chain(mini_stream: &[u8], mini_fat: &[u32], mut id: u32, len: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    while id != ENDOFCHAIN && out.len() < len {
+        let start = id as usize * 64;
+        let Some(sector) = mini_stream.get(start..(start + 64).min(mini_stream.len())) else {
+            break;
+        };
+        out.extend_from_slice(&sector[..sector.len().min(len - out.len())]);
+        match mini_fat.get(id as usize) {
+            Some(next) => id = *next,
+            None => break,
+        }
+    }
+    out
+}
+
+fn name_is(entry: &[u8], wanted: &str) -> bool {
+    let units: Vec<u16> = entry[..64].chunks_exact(2).map(|c| u16_at(c, 0)).collect();
+    let name = String::from_utf16_lossy(&units);
+    name.trim_end_matches('\0').eq_ignore_ascii_case(wanted)
+}
+
+/// One BIFF record with the CONTINUE records that follow it, as calamine's `RecordIter`.
+struct Record<'a> {
+    typ: u16,
+    pieces: Vec<&'a [u8]>,
+}
+
+fn records(stream: &[u8]) -> impl Iterator<Item = Record<'_>> {
+    let mut rest = stream;
+    std::iter::from_fn(move || {
+        let (typ, data, next) = split_record(rest)?;
+        rest = next;
+        let mut pieces = vec![data];
+        while let Some((0x003C, data, next)) = split_record(rest) {
+            pieces.push(data);
+            rest = next;
+        }
+        Some(Record { typ, pieces })
+    })
+}
+
+fn split_record(stream: &[u8]) -> Option<(u16, &[u8], &[u8])> {
+    let len = usize::from(u16_at(stream.get(..4)?, 2));
+    let data = stream.get(4..4 + len)?;
+    Some((u16_at(stream, 0), data, &stream[4 + len..]))
+}
+
+/// The workbook stream's records, tallied as calamine's `parse_workbook` will hold them.
+struct Biff<'a> {
+    stream: &'a [u8],
+}
+
+impl<'a> Biff<'a> {
+    fn new(stream: &'a [u8]) -> Biff<'a> {
+        Biff { stream }
+    }
+
+    /// The bytes calamine will hold for the shared strings and all sheets.
+    fn needed(&self) -> Result<u64, Limit> {
+        let mut strings: Vec<u64> = Vec::new();
+        let mut sheets: Vec<usize> = Vec::new();
+        for record in records(self.stream) {
+            match record.typ {
+                0x00FC => strings = shared_strings(&record.pieces),
+                0x0085 if record.pieces[0].len() >= 4 => {
+                    sheets.push(u32_at(record.pieces[0], 0) as usize);
+                }
+                0x000A => break,
+                _ => {}
+            }
+        }
+        let table: u64 = strings.iter().map(|&len| string_cost(len)).sum();
+        if table > MAX_SHARED_STRINGS_BYTES {
+            return Err(Limit::SharedStrings { needed: table });
+        }
+        // Every BoundSheet is loaded, even several naming one substream.
+        let mut costs: HashMap<usize, u64> = HashMap::new();
+        let mut needed = table;
+        for pos in sheets {
+            let cost = match costs.get(&pos) {
+                Some(cost) => *cost,
+                None => {
+                    let sheet = self.stream.get(pos..).map_or(0, |s| sheet_cost(s, &strings));
+                    *costs.entry(pos).or_insert(sheet)
+                }
+            };
+            needed = needed.saturating_add(cost);
+        }
+        Ok(needed)
+    }
+}
+
+/// The UTF-8 lengths (upper bounds) of the SST's strings. Character data that runs into a
+/// CONTINUE record starts there with a new flags byte, as in calamine's `read_dbcs`.
+fn shared_strings(pieces: &[&[u8]]) -> Vec<u64> {
+    let mut cursor = Cursor { pieces, piece: 0, at: 8 };
+    let mut lens = Vec::new();
+    while let Some(len) = cursor.string() {
+        lens.push(len);
+    }
+    lens
+}
+
+struct Cursor<'a> {
+    pieces: &'a [&'a [u8]],
+    piece: usize,
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn left(&self) -> usize {
+        self.pieces.get(self.piece).map_or(0, |p| p.len().saturating_sub(self.at))
+    }
+
+    /// Moves to the next piece when this one is used up; false at the end.
+    fn ready(&mut self) -> bool {
+        while self.left() == 0 {
+            if self.piece + 1 >= self.pieces.len() {
+                return false;
+            }
+            self.piece += 1;
+            self.at = 0;
+        }
+        true
+    }
+
+    fn bytes(&mut self, mut n: usize) -> Option<u64> {
+        let mut value = 0u64;
+        let mut shift = 0;
+        while n > 0 {
+            if !self.ready() {
+                return None;
+            }
+            let b = self.pieces[self.piece][self.at];
+            value |= u64::from(b) << shift;
+            shift += 8;
+            self.at += 1;
+            n -= 1;
+        }
+        Some(value)
+    }
+
+    fn skip(&mut self, mut n: usize) -> Option<()> {
+        while n > 0 {
+            if !self.ready() {
+                return None;
+            }
+            let step = n.min(self.left());
+            self.at += step;
+            n -= step;
+        }
+        Some(())
+    }
+
+    /// One XLUnicodeRichExtendedString: its UTF-8 length at most.
+    fn string(&mut self) -> Option<u64> {
+        let cch = self.bytes(2)? as usize;
+        let flags = self.bytes(1)?;
+        let runs = if flags & 0x8 != 0 { self.bytes(2)? as usize } else { 0 };
+        let ext = if flags & 0x4 != 0 { self.bytes(4)? as usize } else { 0 };
+        let (mut high, mut left, mut utf8) = (flags & 1 != 0, cch, 0u64);
+        while left > 0 {
+            if self.left() == 0 {
+                if !self.ready() {
+                    return None;
+                }
+                high = self.bytes(1)? & 1 != 0;
+                continue;
+            }
+            let width = if high { 2 } else { 1 };
+            let take = left.min(self.left() / width).max(1);
+            self.skip(take * width)?;
+            left -= take;
+            utf8 += take as u64 * if high { 3 } else { 2 };
+        }
+        self.skip(runs * 4)?;
+        self.skip(ext)?;
+        Some(utf8)
+    }
+}
+
+/// A sheet substream's cost in calamine: its cell records, the reservation its `Dimensions`
+/// record asks for, the dense value and formula ranges, and a copy of each string.
+fn sheet_cost(stream: &[u8], strings: &[u64]) -> u64 {
+    let mut cells = Area::default();
+    let mut formulas = Area::default();
+    let (mut records_n, mut reserved, mut text) = (0u64, 0u64, 0u64);
+    let (mut depth, mut seen_bof) = (0u32, false);
+    // A String record holds the value of the Formula record before it.
+    let mut formula_at = (0, 0);
+    for record in records(stream) {
+        let data = record.pieces[0];
+        if depth > 0 {
+            match record.typ {
+                0x0809 => depth += 1,
+                0x000A => depth -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        let at = |i: usize| data.get(i..i + 2).map_or(0, |b| u32::from(u16_at(b, 0)));
+        match record.typ {
+            0x0809 if seen_bof => depth += 1,
+            0x0809 => seen_bof = true,
+            0x000A => break,
+            0x0200 => reserved = reserved.max(dimensions_reserve(data).saturating_add(records_n)),
+            0x0203 | 0x0204 | 0x00D6 | 0x0205 | 0x027E | 0x00FD | 0x0006 | 0x0207 => {
+                records_n += 1;
+                if record.typ == 0x0006 {
+                    formula_at = (at(0), at(2));
+                }
+                let (row, col) = if record.typ == 0x0207 { formula_at } else { (at(0), at(2)) };
+                cells.add(row, col);
+                text += match record.typ {
+                    0x00FD => strings.get(at(6) as usize).map_or(0, |&len| string_cost(len) - 24),
+                    0x0204 | 0x00D6 | 0x0207 => string_cost(data.len() as u64 * 3 / 2) - 24,
+                    _ => 0,
+                };
+                if record.typ == 0x0006 {
+                    formulas.add(at(0), at(2));
+                    text += string_cost(data.len() as u64 * 4) - 24;
+                }
+            }
+            0x00BD if data.len() >= 6 => {
+                let (first, last) = (at(2), at(data.len() - 2));
+                records_n += u64::from(last.saturating_sub(first) + 1);
+                cells.add(at(0), first);
+                cells.add(at(0), last);
+            }
+            _ => {}
+        }
+    }
+    reserved.max(records_n).saturating_mul(CELL_RECORD_BYTES)
+        + cells.count().saturating_mul(RANGE_CELL_BYTES)
+        + formulas.count().saturating_mul(FORMULA_CELL_BYTES)
+        + text
+}
+
+/// The cells calamine reserves for a `Dimensions` record, with its arithmetic (u32 that
+/// wraps); a request too large for `Vec` panics, which is caught, so it counts as nothing.
+fn dimensions_reserve(data: &[u8]) -> u64 {
+    let (first_row, last_row, mut first_col, last_col) = match data.len() {
+        10 => (
+            u32::from(u16_at(data, 0)),
+            u32::from(u16_at(data, 2)),
+            u16_at(data, 4),
+            u16_at(data, 6),
+        ),
+        14 | 16 => (u32_at(data, 0), u32_at(data, 4), u16_at(data, 8), u16_at(data, 10)),
+        _ => return 0,
+    };
+    if 0xFF < first_col || last_col < first_col {
+        first_col = 0;
+    }
+    let (first_col, last_col) = (u32::from(first_col), u32::from(last_col));
+    let (end_row, end_col) = match last_row >= 1 && last_col >= 1 {
+        true => (last_row - 1, last_col - 1),
+        false => (first_row, first_col),
+    };
+    let rows = end_row.wrapping_sub(first_row).wrapping_add(1) as u64;
+    let cols = end_col.wrapping_sub(first_col).wrapping_add(1) as u64;
+    let n = rows.saturating_mul(cols);
+    match n.checked_mul(CELL_RECORD_BYTES) {
+        Some(bytes) if bytes <= isize::MAX as u64 => n,
+        _ => 0,
+    }
+}
+
+/// The bounding box of cell positions: calamine's dense range covers it whole.
+#[derive(Default)]
+struct Area {
+    rows: Option<(u32, u32)>,
+    cols: Option<(u32, u32)>,
+}
+
+impl Area {
+    fn add(&mut self, row: u32, col: u32) {
+        let widen = |span: Option<(u32, u32)>, v: u32| {
+            Some(span.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+        };
+        self.rows = widen(self.rows, row);
+        self.cols = widen(self.cols, col);
+    }
+
+    fn count(&self) -> u64 {
+        match (self.rows, self.cols) {
+            (Some((r0, r1)), Some((c0, c1))) => u64::from(r1 - r0 + 1) * u64::from(c1 - c0 + 1),
+            _ => 0,
+        }
+    }
+}
+
+fn u16_at(buf: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([buf[at], buf[at + 1]])
+}
+
+fn u32_at(buf: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(typ: u16, data: &[u8]) -> Vec<u8> {
+        let mut out = typ.to_le_bytes().to_vec();
+        out.extend((data.len() as u16).to_le_bytes());
+        out.extend(data);
+        out
+    }
+
+    fn number(row: u16, col: u16) -> Vec<u8> {
+        let mut data = row.to_le_bytes().to_vec();
+        data.extend(col.to_le_bytes());
+        data.extend([0; 10]);
+        record(0x0203, &data)
+    }
+
+    #[test]
+    fn two_far_cells_cost_the_whole_area() {
+        let mut sheet = record(0x0809, &[0; 16]);
+        sheet.extend(number(0, 0));
+        sheet.extend(number(65_535, 255));
+        sheet.extend(record(0x000A, &[]));
+        let cost = sheet_cost(&sheet, &[]);
+        assert_eq!(cost, 2 * CELL_RECORD_BYTES + 65_536 * 256 * RANGE_CELL_BYTES);
+        assert!(cost > MAX_LOADED_BYTES);
+    }
+
+    #[test]
+    fn a_dimensions_record_reserves_rows_times_columns() {
+        let mut data = 0u32.to_le_bytes().to_vec();
+        data.extend(1_000_000u32.to_le_bytes());
+        data.extend([0, 0, 0, 1, 0, 0]);
+        assert_eq!(dimensions_reserve(&data), 1_000_000 * 256);
+    }
+
+    #[test]
+    fn shared_strings_continue_with_a_new_flags_byte() {
+        // cstTotal, cstUnique, then "abc" compressed split over a CONTINUE as UTF-16 "d".
+        let first: &[u8] = &[0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, b'a', b'b', b'c'];
+        let cont: &[u8] = &[1, b'd', 0, 1, 0, 0, b'e'];
+        assert_eq!(shared_strings(&[first, cont]), vec![3 * 2 + 3, 2]);
+    }
+
+    #[test]
+    fn a_looping_chain_is_damage() {
+        let bytes = vec![0u8; 512 * 3];
+        let cfb = Cfb { bytes: &bytes, sector: 512, max_id: 3, fat: vec![1, 0] };
+        assert_eq!(cfb.chain(0, usize::MAX), Err("a sector chain loops back on itself"));
+    }
+}

@@ -224,7 +224,7 @@ impl Collector {
         }
         let job = job_for(&row, self.plan.allow_duplicates);
         let fp = content_fingerprint(&job.lead);
-        match self.plan.recovered.rows.remove(&row.row) {
+        match self.plan.recovered.rows.remove(row.row) {
             Some(RowState::Done { status, lead_id, message, fp: settled }) => {
                 self.same_content(row.row, settled, fp)?;
                 self.summary.from_journal += 1;

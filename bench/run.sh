@@ -4,6 +4,7 @@
 #   bench/run.sh            everything
 #   bench/run.sh import     dry-run speed, CPU and memory against the Python baseline, A B A B at
 #                           200k and 1M rows; the cost of a JSON report; the report identity check
+#   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
 # The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
@@ -125,8 +126,19 @@ bench_import() {
     against_python 1000000 shared_1m.csv
   else
     echo "  (skipped: needs ../shared/bench/py_baseline.py and pip install phonenumbers openpyxl)"
-    [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
   fi
+  bench_report
+  echo "== XLSX, 100k rows from the shared generator (one pair)"
+  [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
+  measure "leadsync: 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --dry-run --offline -q
+  if have_python; then
+    measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_rejects_x.json"
+  fi
+}
+
+# The JSON report's cost and the identity check (leadsync alone: about a minute).
+bench_report() {
+  [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
   echo "== what a JSON report of every row costs, 1M rows (no report, report, no report, ...)"
   local a="$work/pairs_noreport" b="$work/pairs_report"
   : > "$a"; : > "$b"
@@ -138,12 +150,6 @@ bench_import() {
   side "report" "$b" 1000000
   ratio "cost" "$a" "$b"
   identity_check
-  echo "== XLSX, 100k rows from the shared generator (one pair)"
-  [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
-  measure "leadsync: 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --dry-run --offline -q
-  if have_python; then
-    measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_rejects_x.json"
-  fi
 }
 
 # Starts a release sandbox with extra flags; sets $sandbox_pid and $base_url.
@@ -209,8 +215,9 @@ PY
 
 case $what in
   import) bench_import ;;
+  report) bench_report ;;
   push) bench_push ;;
   all) bench_import; bench_push ;;
-  *) echo "usage: bench/run.sh [import|push|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|push|all]" >&2; exit 2 ;;
 esac
 exit "$status"

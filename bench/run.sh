@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
-# leadsync benchmarks: generate data, time the real binary, report rows/s and peak memory.
+# leadsync benchmarks: time the real release binary with /usr/bin/time, side by side with the
+# Python script a user would write (../shared/bench/py_baseline.py) on the same files.
 #   bench/run.sh            everything
-#   bench/run.sh import     dry-run speed and memory (1M-row CSV, 100k-row XLSX, 200k-row CSV)
+#   bench/run.sh import     dry-run speed, CPU and memory against the Python baseline, A B A B at
+#                           200k and 1M rows; the cost of a JSON report; the report identity check
+#   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal
-# Data goes to target/bench (BENCH_DIR to change). With ../shared/bench/py_baseline.py and the
-# Python `phonenumbers` + `openpyxl` packages, the Python baseline runs on the same files.
+# PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
+# The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
+#
+# Identity: the 1M-row JSON report (timestamps blanked) must hash to bench/report_1m.sha256,
+# which was made by the binary from before the speed work. REF_BIN=path/to/leadsync compares
+# against another binary's report instead. A mismatch makes the script exit 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 what=${1:-all}
-work=${BENCH_DIR:-target/bench}
-mkdir -p "$work"
+pairs=${PAIRS:-3}
+work=$(mkdir -p "${BENCH_DIR:-target/bench}" && cd "${BENCH_DIR:-target/bench}" && pwd)
 cargo build --release --quiet --bin leadsync --example gen_leads
-bin=target/release/leadsync
-gen=target/release/examples/gen_leads
+bin="${CARGO_TARGET_DIR:-$root/target}/release/leadsync"
+gen="${CARGO_TARGET_DIR:-$root/target}/release/examples/gen_leads"
+shared=$root/../shared/bench
+status=0
 
 data() { [ -f "$work/$2" ] || "$gen" "$1" "$work/$2"; }
 
@@ -28,31 +38,118 @@ measure() {
 
 rows_per_sec() { echo "$1 / $(cat "$work/last_secs")" | bc -l | xargs printf '%.0f rows/s\n'; }
 
-bench_import() {
-  data 1000000 leads_1m.csv
-  data 200000 leads_200k.csv
-  data 100000 leads_100k.xlsx
-  echo "== dry run, offline (read, normalize 2 phone columns, map, dedupe)"
-  measure "1M-row CSV, no report" "$bin" import "$work/leads_1m.csv" --offline -q
-  rows_per_sec 1000000
-  measure "1M-row CSV, JSON report of every row" "$bin" import "$work/leads_1m.csv" --offline -q --report "$work/r1m.json"
-  rows_per_sec 1000000
-  measure "200k-row CSV (memory)" "$bin" import "$work/leads_200k.csv" --offline -q
-  measure "100k-row XLSX" "$bin" import "$work/leads_100k.xlsx" --offline -q
-  rows_per_sec 100000
-  local shared=../shared/bench
-  if [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; then
-    echo "== the Python baseline on the same files"
-    measure "python: 1M-row CSV" python3 "$shared/py_baseline.py" "$work/leads_1m.csv" --report "$work/py_rejects.json"
-    measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/leads_100k.xlsx" --report "$work/py_rejects_x.json"
-    echo "== side by side on the shared generator's files (../shared/bench/gen_leads.py)"
-    [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
-    [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
-    measure "leadsync: shared 1M-row CSV" "$bin" import "$work/shared_1m.csv" --offline -q
-    measure "python: shared 1M-row CSV" python3 "$shared/py_baseline.py" "$work/shared_1m.csv" --report "$work/py_shared.json"
-    measure "leadsync: shared 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --offline -q
-    measure "python: shared 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_shared_x.json"
+# Runs a command once and appends "wall cpu(user+sys) peak-KiB" to the file $1. Exit codes 0-3
+# are results (3: some rows rejected); anything else is a failed run and stops the script.
+sample() {
+  local out=$1; shift
+  local code=0
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || code=$?
+  if [ "$code" -gt 3 ]; then
+    echo "failed ($code): $*" >&2; cat "$work/stderr.txt" >&2; exit 1
   fi
+  tail -1 "$work/time.txt" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' >> "$out"
+}
+
+# "median min max" of column $2 of file $1.
+stats() {
+  awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR] = $1}
+    END {m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%s %s %s\n", m, a[1], a[NR]}'
+}
+
+# One side's line: wall median (min-max), CPU median and per row, peak memory median.
+side() {
+  local label=$1 file=$2 rows=$3
+  read -r wall wmin wmax < <(stats "$file" 1)
+  read -r cpu _ _ < <(stats "$file" 2)
+  read -r kib kmin kmax < <(stats "$file" 3)
+  printf '  %-10s wall %6.2f s (%.2f-%.2f)  CPU %6.2f s = %5.2f us/row  peak %5.1f MiB (%.1f-%.1f)\n' \
+    "$label" "$wall" "$wmin" "$wmax" "$cpu" "$(echo "$cpu * 1000000 / $rows" | bc -l)" \
+    "$(echo "$kib / 1024" | bc -l)" "$(echo "$kmin / 1024" | bc -l)" "$(echo "$kmax / 1024" | bc -l)"
+}
+
+# Ratio B/A of the medians (wall and CPU), with the range of the per-pair wall ratios.
+ratio() {
+  local label=$1 a=$2 b=$3
+  read -r wa _ _ < <(stats "$a" 1); read -r wb _ _ < <(stats "$b" 1)
+  read -r ca _ _ < <(stats "$a" 2); read -r cb _ _ < <(stats "$b" 2)
+  read -r lo hi < <(paste -d' ' "$a" "$b" | awk '{r = $4 / $1; lo = NR == 1 || r < lo ? r : lo;
+    hi = NR == 1 || r > hi ? r : hi} END {print lo, hi}')
+  printf '  %-10s wall %.1fx (%.1f-%.1f per pair)  CPU %.1fx\n' "$label" \
+    "$(echo "$wb / $wa" | bc -l)" "$lo" "$hi" "$(echo "$cb / $ca" | bc -l)"
+}
+
+have_python() { [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; }
+
+# leadsync A, Python B, alternating, $pairs times, on the shared generator's file of $1 rows.
+against_python() {
+  local rows=$1 file=$2
+  [ -f "$work/$file" ] || python3 "$shared/gen_leads.py" --rows "$rows" --out "$work/$file"
+  local a="$work/pairs_ls_$rows" b="$work/pairs_py_$rows"
+  : > "$a"; : > "$b"
+  for _ in $(seq "$pairs"); do
+    sample "$a" "$bin" import "$work/$file" --dry-run --offline -q
+    sample "$b" python3 "$shared/py_baseline.py" "$work/$file" --report "$work/py_rejects.json"
+  done
+  printf '%s rows (%s), %s pairs, medians:\n' "$rows" "$file" "$pairs"
+  side leadsync "$a" "$rows"
+  side python "$b" "$rows"
+  ratio ratio "$a" "$b"
+}
+
+# The 1M-row JSON report with its timestamps blanked, hashed. Runs in $work so the report's
+# `source` is the same relative name whoever runs it.
+report_hash() {
+  (cd "$work" && "$1" import shared_1m.csv --dry-run --offline -q --report "$2" >/dev/null 2>&1) || true
+  sed -E '3s/"(started_at|finished_at)":"[^"]*"/"\1":""/g' "$work/$2" | sha256sum | cut -d' ' -f1
+}
+
+identity_check() {
+  local got want
+  got=$(report_hash "$bin" identity_new.json)
+  if [ -n "${REF_BIN:-}" ]; then
+    want=$(report_hash "$REF_BIN" identity_ref.json)
+  else
+    want=$(cut -d' ' -f1 "$root/bench/report_1m.sha256")
+  fi
+  if [ "$got" = "$want" ]; then
+    echo "identity: the 1M-row JSON report is byte-identical to the reference apart from timestamps ($got)"
+  else
+    echo "identity: MISMATCH: the 1M-row JSON report hashes to $got, the reference to $want"
+    status=1
+  fi
+}
+
+bench_import() {
+  echo "== dry run, offline, side by side with the Python baseline (leadsync, python, leadsync, ...)"
+  if have_python; then
+    against_python 200000 shared_200k.csv
+    against_python 1000000 shared_1m.csv
+  else
+    echo "  (skipped: needs ../shared/bench/py_baseline.py and pip install phonenumbers openpyxl)"
+  fi
+  bench_report
+  echo "== XLSX, 100k rows from the shared generator (one pair)"
+  [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
+  measure "leadsync: 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --dry-run --offline -q
+  if have_python; then
+    measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_rejects_x.json"
+  fi
+}
+
+# The JSON report's cost and the identity check (leadsync alone: about a minute).
+bench_report() {
+  [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
+  echo "== what a JSON report of every row costs, 1M rows (no report, report, no report, ...)"
+  local a="$work/pairs_noreport" b="$work/pairs_report"
+  : > "$a"; : > "$b"
+  for _ in $(seq "$pairs"); do
+    sample "$a" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q
+    sample "$b" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json"
+  done
+  side "no report" "$a" 1000000
+  side "report" "$b" 1000000
+  ratio "cost" "$a" "$b"
+  identity_check
 }
 
 # Starts a release sandbox with extra flags; sets $sandbox_pid and $base_url.
@@ -118,8 +215,10 @@ PY
 
 case $what in
   import) bench_import ;;
+  report) bench_report ;;
   push) bench_push ;;
   suppress) bash bench/suppress.sh ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;
-  *) echo "usage: bench/run.sh [import|push|suppress|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|push|suppress|all]" >&2; exit 2 ;;
 esac
+exit "$status"

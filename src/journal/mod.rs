@@ -14,6 +14,7 @@
 
 mod lock;
 mod recover;
+mod states;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use lock::RunLock;
 pub use recover::{Recovered, RowState};
+pub use states::RowStates;
 
 /// The journal format this build writes and reads.
 pub const FORMAT_VERSION: u32 = 2;

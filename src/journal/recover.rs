@@ -6,11 +6,12 @@
 //! does not parse (a bad line in the middle, a header from a newer leadsync) is damage that
 //! could make a row look unsent, so it stops the run with an error naming the line.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use super::states::RowStates;
 use super::{Entry, FORMAT_VERSION, Final, JournalError, RunHeader};
 
 /// A row's state as read back from a journal.
@@ -30,7 +31,7 @@ pub enum RowState {
 #[derive(Debug, Clone, Default)]
 pub struct Recovered {
     pub header: Option<RunHeader>,
-    pub rows: HashMap<u64, RowState>,
+    pub rows: RowStates,
     pub finished: bool,
     /// Lead ids already claimed by rows of this journal.
     pub claimed: HashSet<u64>,
@@ -40,11 +41,11 @@ pub struct Recovered {
 
 impl Recovered {
     pub fn in_doubt(&self) -> usize {
-        self.rows.values().filter(|s| matches!(s, RowState::InDoubt { .. })).count()
+        self.rows.counts().1
     }
 
     pub fn done(&self) -> usize {
-        self.rows.values().filter(|s| matches!(s, RowState::Done { .. })).count()
+        self.rows.counts().0
     }
 
     /// Reads what the journal at `path` holds. A missing file is an empty journal.
@@ -62,6 +63,7 @@ impl Recovered {
             line.clear();
             let read = reader.read_until(b'\n', &mut line).map_err(|e| io_err(path, e))?;
             if read == 0 {
+                recovered.rows.settle();
                 return Ok(recovered);
             }
             number += 1;
@@ -72,6 +74,7 @@ impl Recovered {
                 // newline, because a line's newline is the last byte written.
                 Err(_) if !complete && number > 1 => {
                     recovered.torn_at = Some(offset);
+                    recovered.rows.settle();
                     return Ok(recovered);
                 }
                 Err(e) => return Err(e),

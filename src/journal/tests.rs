@@ -54,12 +54,12 @@ fn rows_are_done_in_doubt_or_retried() {
     let r = Journal::recover(&path).unwrap();
     assert_eq!(r.header.unwrap(), header());
     assert_eq!(
-        r.rows[&2],
+        r.rows.get(2).unwrap(),
         RowState::Done { status: Final::Created, lead_id: Some(41), message: None, fp: 200 }
     );
-    assert_eq!(r.rows[&3], RowState::InDoubt { fp: 300, commit_by: None });
-    assert_eq!(r.rows[&4], RowState::Retry);
-    assert_eq!(r.rows[&5], RowState::InDoubt { fp: 500, commit_by: Some(1234) });
+    assert_eq!(r.rows.get(3).unwrap(), RowState::InDoubt { fp: 300, commit_by: None });
+    assert_eq!(r.rows.get(4).unwrap(), RowState::Retry);
+    assert_eq!(r.rows.get(5).unwrap(), RowState::InDoubt { fp: 500, commit_by: Some(1234) });
     assert!(r.claimed.contains(&41) && !r.finished);
 }
 
@@ -72,14 +72,14 @@ fn a_torn_last_line_is_cut_off_before_appending() {
     drop(journal);
     append_raw(&path, br#"{"event":"outcome","row":2,"sta"#);
     let r = Journal::recover(&path).unwrap();
-    assert!(matches!(r.rows[&2], RowState::InDoubt { .. }));
+    assert!(matches!(r.rows.get(2).unwrap(), RowState::InDoubt { .. }));
     let mut journal = start(&path);
     journal.outcome(&outcome(2, Final::Created, Some(5))).unwrap();
     journal.finish("now".into()).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.contains(r#""sta{"#) && !text.contains("\"sta\n"), "torn tail removed:\n{text}");
     let r = Journal::recover(&path).unwrap();
-    assert!(matches!(r.rows[&2], RowState::Done { lead_id: Some(5), .. }));
+    assert!(matches!(r.rows.get(2).unwrap(), RowState::Done { lead_id: Some(5), .. }));
     assert!(r.finished);
 }
 
@@ -94,8 +94,8 @@ fn a_complete_last_line_without_its_newline_is_kept() {
     journal.outcome(&outcome(3, Final::Rejected, None)).unwrap();
     journal.sync().unwrap();
     let r = Journal::recover(&path).unwrap();
-    assert!(matches!(r.rows[&2], RowState::Done { lead_id: Some(9), .. }));
-    assert!(matches!(r.rows[&3], RowState::Done { status: Final::Rejected, .. }));
+    assert!(matches!(r.rows.get(2).unwrap(), RowState::Done { lead_id: Some(9), .. }));
+    assert!(matches!(r.rows.get(3).unwrap(), RowState::Done { status: Final::Rejected, .. }));
 }
 
 #[test]

@@ -225,7 +225,7 @@ impl Collector {
         }
         let job = job_for(&row, self.plan.allow_duplicates);
         let fp = content_fingerprint(&job.lead);
-        match self.plan.recovered.rows.remove(&row.row) {
+        match self.plan.recovered.rows.remove(row.row) {
             Some(RowState::Done { status, lead_id, message, fp: settled }) => {
                 self.same_content(row.row, settled, fp)?;
                 self.summary.from_journal += 1;
@@ -269,8 +269,8 @@ impl Collector {
         if !row.errors.iter().any(|e| e.code.is_guard()) {
             return;
         }
-        let lead_id = match self.plan.recovered.rows.get(&row.row) {
-            Some(RowState::Done { status: Final::Created, lead_id, .. }) => *lead_id,
+        let lead_id = match self.plan.recovered.rows.get(row.row) {
+            Some(RowState::Done { status: Final::Created, lead_id, .. }) => lead_id,
             Some(RowState::InDoubt { .. }) => {
                 let (phone, campaign) =
                     (row.phone.as_deref().unwrap_or_default(), row.campaign_id.unwrap_or_default());
@@ -288,7 +288,7 @@ impl Collector {
             }
             _ => return,
         };
-        self.plan.recovered.rows.remove(&row.row);
+        self.plan.recovered.rows.remove(row.row);
         self.summary.from_journal += 1;
         let lead = lead_id.map_or_else(String::new, |id| format!(" (lead {id})"));
         let guarded = std::mem::take(&mut row.errors);

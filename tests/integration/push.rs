@@ -318,9 +318,11 @@ fn a_changed_file_is_refused_until_restart() {
     });
     let run = Run::new(&sb, 100, false);
     let mut child = run.spawn(&sb, &["--concurrency", "1"]);
-    std::thread::sleep(Duration::from_millis(300));
+    // Killed once its journal exists (a fixed sleep lost that race on a loaded machine).
+    let journaled = wait_for_attempts(&run.dir.join("state"), 1);
     child.kill().unwrap();
     child.wait().unwrap();
+    assert!(journaled >= 1, "the run never journaled an attempt");
     std::fs::write(&run.csv, sheet(101, false)).unwrap();
     let (_, err) = run.cli(&sb, &[]).expect_code(1);
     assert!(err.contains("the source file changed") && err.contains("--restart"), "{err}");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes every target of fuzz/ for SECONDS_PER_TARGET (default 60) and prints, per target, the
-# executions and the crashes found. Exits 1 when anything crashed; crashing inputs are kept in
-# $FUZZ_OUT/crashes/<target>/ (replay one with `leadsync-fuzz replay TARGET FILE`).
+# Replays the inputs that once crashed (fuzz/regressions/<target>/), then fuzzes every target
+# of fuzz/ for SECONDS_PER_TARGET (default 60) and prints, per target, the executions and the
+# crashes found. Exits 1 when anything crashed; crashing inputs are kept in
+# $FUZZ_OUT/crashes/<target>/ (replay one with `leadsync-fuzz replay TARGET FILE`; once fixed,
+# copy it to fuzz/regressions/<target>/ beside a regression test in leadsync itself).
 #
 #   scripts/fuzz.sh 600                          # ten minutes a target
 #   FUZZ_TARGETS="phone journal" scripts/fuzz.sh 30
@@ -96,6 +98,19 @@ fuzz_loop() {
   echo "$execs $(find "$crashes_dir" -type f ! -name log | wc -l)" >"$out/results/$target"
 }
 
+# Inputs that once crashed, kept in fuzz/regressions/<target>/: each must now run cleanly.
+# One process each, under the memory limit, since some crashed by taking the process down.
+echo "== replaying fuzz/regressions"
+regressions=0
+for file in "$repo"/fuzz/regressions/*/*; do
+  [ -f "$file" ] || continue
+  target=$(basename "$(dirname "$file")")
+  if ! (ulimit -v $((memory_mb * 1024)) && "$tool" replay "$target" "$file") >/dev/null 2>&1; then
+    echo "still crashes: $target ${file#"$repo"/}"
+    regressions=$((regressions + 1))
+  fi
+done
+
 echo "== fuzzing each target for ${seconds}s, $jobs at a time"
 running=0
 for target in $targets; do
@@ -117,6 +132,8 @@ for target in $targets; do
   printf '%-10s %-6s %12s %8s\n' "$target" "$engine" "$execs" "$crashes"
   [ "$crashes" = 0 ] || failed=1
 done
+echo "regressions still crashing: $regressions"
+[ "$regressions" = 0 ] || failed=1
 if [ "$failed" = 1 ]; then
   echo "crashes are in $out/crashes/<target>/; replay one with: $tool replay TARGET FILE" >&2
 fi

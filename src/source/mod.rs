@@ -21,6 +21,7 @@ mod encoding;
 mod error;
 mod fetch;
 mod header;
+mod ods_guard;
 mod sheet;
 mod sheet_rows;
 

@@ -105,7 +105,8 @@ regressions=0
 for file in "$repo"/fuzz/regressions/*/*; do
   [ -f "$file" ] || continue
   target=$(basename "$(dirname "$file")")
-  if ! (ulimit -v $((memory_mb * 1024)) && "$tool" replay "$target" "$file") >/dev/null 2>&1; then
+  # The braces keep bash's own "Aborted" notice out of the output.
+  if ! { (ulimit -v $((memory_mb * 1024)) && "$tool" replay "$target" "$file") >/dev/null 2>&1; } 2>/dev/null; then
     echo "still crashes: $target ${file#"$repo"/}"
     regressions=$((regressions + 1))
   fi

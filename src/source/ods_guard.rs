@@ -69,7 +69,9 @@ mod tests {
     /// Opens on another thread, so a regression fails the test instead of hanging it.
     fn open_in_time(path: PathBuf) -> Result<Source, SourceError> {
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || tx.send(Source::open(&path, &SourceOptions::default())));
+        std::thread::spawn(move || {
+            let _ = tx.send(Source::open(&path, &SourceOptions::default()));
+        });
         rx.recv_timeout(Duration::from_secs(60)).expect("opening the ODS hung")
     }
 

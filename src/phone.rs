@@ -145,7 +145,7 @@ impl PhoneParser {
             Some(_) => PHONE_NUMBER_UTIL.get_number_type(&number),
             None => PhoneNumberType::Unknown,
         };
-        if kind == PhoneNumberType::Unknown {
+        if kind == PhoneNumberType::Unknown || e164_digits(&number) > E164_MAX_DIGITS {
             return Ok(Reading::Invalid(number));
         }
         let region = region.filter(|r| *r != Region::World);
@@ -154,6 +154,9 @@ impl PhoneParser {
 
     /// Why a number that parses is not valid.
     fn problem(&self, number: &PhoneNumber) -> PhoneProblem {
+        if e164_digits(number) > E164_MAX_DIGITS {
+            return PhoneProblem::TooLong;
+        }
         match PHONE_NUMBER_UTIL.is_possible_number_with_reason(number) {
             // Possible only locally: the area code is missing.
             Err(ValidationError::TooShort) | Ok(NumberLengthType::IsPossibleLocalOnly) => {
@@ -169,6 +172,22 @@ impl PhoneParser {
             }
         }
     }
+}
+
+/// E.164's limit, country code included. libphonenumber's metadata takes German fixed-line
+/// numbers of up to 15 national digits as valid, 17 digits in all, which is no E.164 number
+/// (found by fuzzing: `08 00151 23456789` became `+4980015123456789`).
+const E164_MAX_DIGITS: usize = 15;
+
+/// The digits of `number`'s E.164 form, counted without formatting it.
+fn e164_digits(number: &PhoneNumber) -> usize {
+    let digits = |n: u64| n.checked_ilog10().map_or(1, |log| log as usize + 1);
+    let zeros = if number.italian_leading_zero() {
+        usize::try_from(number.number_of_leading_zeros()).unwrap_or(0)
+    } else {
+        0
+    };
+    digits(u64::from(number.country_code.unsigned_abs())) + zeros + digits(number.national_number)
 }
 
 /// What libphonenumber made of one attempt.
@@ -719,5 +738,17 @@ mod tests {
                 secs * 1e6 / phones.len() as f64
             );
         }
+    }
+
+    /// Found by fuzzing (`scripts/fuzz.sh`, target `phone`): libphonenumber took these as valid
+    /// German numbers and leadsync sent 16 and 17 digits as E.164, which allows 15.
+    #[test]
+    fn numbers_longer_than_e164_allows_are_too_long() {
+        assert_eq!(problem("08 00151 23456789"), PhoneProblem::TooLong);
+        assert_eq!(problem("+49 (0) 30 123400123567"), PhoneProblem::TooLong);
+        assert_eq!(problem("87654300300300"), PhoneProblem::TooLong);
+        // 15 digits in all is still a number, and an extension is still split off one.
+        assert_eq!(e164("+49 30 1234567890"), "+49301234567890");
+        assert_eq!(e164("+49 30 123456 ext. 12"), "+4930123456");
     }
 }

@@ -8,12 +8,12 @@ const SAMPLE_RECORDS: usize = 50;
 
 /// Excel's `sep=;` first line: the delimiter and the bytes the line takes, newline included.
 pub(super) fn sep_line(text: &str) -> Option<(u8, usize)> {
-    let rest = text.strip_prefix("sep=")?;
-    let &delimiter = rest.as_bytes().first()?;
-    let after = &rest[1..];
-    let newline = if after.starts_with("\r\n") {
+    // Bytes, not `str` slicing: after `sep=` may come a character of several bytes.
+    let rest = text.strip_prefix("sep=")?.as_bytes();
+    let (&delimiter, after) = rest.split_first()?;
+    let newline = if after.starts_with(b"\r\n") {
         2
-    } else if after.starts_with('\n') || after.starts_with('\r') {
+    } else if after.starts_with(b"\n") || after.starts_with(b"\r") {
         1
     } else {
         return None;
@@ -114,5 +114,14 @@ mod tests {
         assert_eq!(sep_line("sep=;\r\nName;Phone"), Some((b';', 7)));
         assert_eq!(sep_line("sep=|\nName"), Some((b'|', 6)));
         assert_eq!(sep_line("separator\n"), None);
+    }
+
+    /// Found by fuzzing (`scripts/fuzz.sh`, target `source`): slicing the text after `sep=`
+    /// panicked when a character of several bytes followed it.
+    #[test]
+    fn sep_line_with_a_multibyte_character_is_no_sep_line() {
+        assert_eq!(sep_line("sep=é\nPhone\n"), None);
+        assert_eq!(sep_line("sep=İıü|jPhone|N;"), None);
+        assert_eq!(sep_line("sep="), None);
     }
 }

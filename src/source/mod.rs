@@ -24,6 +24,7 @@ mod extent;
 mod fetch;
 mod header;
 mod limits;
+mod ods_guard;
 mod ods_tally;
 mod sheet;
 mod sheet_rows;

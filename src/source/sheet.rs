@@ -46,6 +46,11 @@ pub(super) fn open(
 }
 
 fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, SourceError> {
+    let corrupt =
+        |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
+    if format == Format::Ods {
+        super::ods_guard::check(path).map_err(corrupt)?;
+    }
     let file = File::open(path).map_err(|e| SourceError::io(location, e))?;
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
@@ -56,8 +61,6 @@ fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, Source
             Xlsx::new(reader).map(Sheets::Xlsx).map_err(calamine::Error::Xlsx)
         }
     }));
-    let corrupt =
-        |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     match opened {
         Ok(Ok(book)) => Ok(book),
         Ok(Err(calamine::Error::Xls(XlsError::Password))) => {

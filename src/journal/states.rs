@@ -144,6 +144,15 @@ impl RowStates {
         state
     }
 
+    /// Every row with a state, and its latest state (in no particular order).
+    pub fn iter(&self) -> impl Iterator<Item = (u64, RowState)> + '_ {
+        let small = self.latest_slots().filter_map(|slot| {
+            let row = u64::from(slot.row);
+            slot.unpack(self.messages.get(&row).cloned()).map(|state| (row, state))
+        });
+        small.chain(self.large.iter().map(|(row, state)| (*row, state.clone())))
+    }
+
     /// How many rows are in each state: (settled, in doubt).
     pub fn counts(&self) -> (usize, usize) {
         let done = |s: &RowState| matches!(s, RowState::Done { .. });
@@ -229,6 +238,12 @@ mod tests {
         assert_eq!(rows.get(1), None);
         assert_eq!(rows.get(100), None);
         assert_eq!(rows.counts(), (4, 2));
+        let mut listed: Vec<(u64, RowState)> = rows.iter().collect();
+        listed.sort_by_key(|(row, _)| *row);
+        let mut wanted: Vec<(u64, RowState)> =
+            states.iter().enumerate().map(|(i, s)| (i as u64 + 2, s.clone())).collect();
+        wanted.push((big, done(9, 9)));
+        assert_eq!(listed, wanted, "iter lists every row once with its state");
     }
 
     #[test]

@@ -94,13 +94,13 @@ fn check_read_back(path: &Path, before: &Recovered, original: &[u8]) {
         Ok(after) => after,
         Err(e) => panic!("a resumed journal no longer reads after appending: {e}\n{shown}"),
     };
-    for (row, state) in &before.rows {
-        if matches!(state, RowState::Done { .. }) && *row != PROBE_ROW {
+    for (row, state) in before.rows.iter() {
+        if matches!(state, RowState::Done { .. }) && row != PROBE_ROW {
             assert_eq!(after.rows.get(row), Some(state), "row {row} changed\n{shown}");
         }
     }
     assert!(
-        matches!(after.rows.get(&PROBE_ROW), Some(RowState::Done { .. })),
+        matches!(after.rows.get(PROBE_ROW), Some(RowState::Done { .. })),
         "the appended outcome was lost\n{shown}"
     );
     assert!(after.finished, "the appended finish was lost\n{shown}");

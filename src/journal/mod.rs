@@ -12,6 +12,7 @@
 //! outcome (created, skipped or rejected): none failed, none is in doubt. Only then may a new
 //! version of the source start a new run without losing anything.
 
+mod claimed;
 mod lock;
 mod recover;
 mod states;
@@ -23,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+pub use claimed::Claimed;
 pub use lock::RunLock;
 pub use recover::{Recovered, RowState};
 pub use states::RowStates;

@@ -6,7 +6,6 @@
 //! does not parse (a bad line in the middle, a header from a newer leadsync) is damage that
 //! could make a row look unsent, so it stops the run with an error naming the line.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -34,7 +33,7 @@ pub struct Recovered {
     pub rows: RowStates,
     pub finished: bool,
     /// Lead ids already claimed by rows of this journal.
-    pub claimed: HashSet<u64>,
+    pub claimed: super::Claimed,
     /// Where a torn last line starts, to be cut off before appending.
     pub(super) torn_at: Option<u64>,
 }
@@ -64,6 +63,7 @@ impl Recovered {
             let read = reader.read_until(b'\n', &mut line).map_err(|e| io_err(path, e))?;
             if read == 0 {
                 recovered.rows.settle();
+                recovered.claimed.settle();
                 return Ok(recovered);
             }
             number += 1;
@@ -75,6 +75,7 @@ impl Recovered {
                 Err(_) if !complete && number > 1 => {
                     recovered.torn_at = Some(offset);
                     recovered.rows.settle();
+                    recovered.claimed.settle();
                     return Ok(recovered);
                 }
                 Err(e) => return Err(e),
@@ -116,7 +117,7 @@ impl Recovered {
             }
             Entry::Outcome { row, status, lead_id, message, fp, .. } => {
                 if let Some(id) = lead_id {
-                    self.claimed.insert(id);
+                    self.claimed.record(id);
                 }
                 let fp = parse_fp(&fp)?;
                 self.rows.insert(row, RowState::Done { status, lead_id, message, fp });

@@ -6,7 +6,7 @@
 //! (`resolve.rs`), by the rule in `doubt.rs`: never sent again while the first write could
 //! still commit.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -108,7 +108,7 @@ pub struct Collector {
     pub(super) in_doubt: Vec<Doubt>,
     /// In doubt and out of resends: left in doubt for the next run.
     pub(super) given_up: Vec<Doubt>,
-    pub(super) claimed: HashSet<u64>,
+    pub(super) claimed: crate::journal::Claimed,
     pub(super) summary: PushSummary,
     /// When the first request went out, and the last answer came back.
     first_sent: Option<std::time::Instant>,

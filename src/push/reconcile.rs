@@ -6,11 +6,12 @@
 //! started) and no other row of the journal has claimed it, this run wrote it. Lead ids are
 //! assumed to grow, as database sequences do; that is what makes "newer" meaningful.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use std::hash::{Hash, Hasher};
 
 use crate::client::{Lead, Variables};
+use crate::journal::Claimed;
 
 #[derive(Debug, Clone, Default)]
 pub struct LeadIndex {
@@ -70,7 +71,7 @@ impl LeadIndex {
         e164: &str,
         variables: &Variables,
         baseline: u64,
-        claimed: &mut HashSet<u64>,
+        claimed: &mut Claimed,
     ) -> Found {
         let Some(leads) = phone_key(e164).and_then(|k| self.by_key.get(&(campaign_id, k))) else {
             return Found::Missing;
@@ -121,7 +122,7 @@ mod tests {
             lead(5, 11, "+4922", "d"),
         ]);
         assert_eq!(index.max_id(), 9);
-        let mut claimed = HashSet::from([8]);
+        let mut claimed: Claimed = [8].into_iter().collect();
         assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Ours(9));
         assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Other(3));
         assert_eq!(index.reconcile(11, "+4922", &vars("d"), 5, &mut claimed), Found::Other(5));
@@ -134,7 +135,7 @@ mod tests {
     fn a_new_lead_with_other_content_is_never_called_the_rows() {
         // Two rows with one number; only the second row's request reached the service.
         let index = LeadIndex::new(&[lead(7, 10, "+4911", "second")]);
-        let mut claimed = HashSet::new();
+        let mut claimed = Claimed::default();
         let first = index.reconcile(10, "+4911", &vars("first"), 0, &mut claimed);
         assert_eq!(first, Found::Other(7), "not the first row's lead");
         assert!(claimed.is_empty(), "and not claimed by it");

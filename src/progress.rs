@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::push::Throttle;
-use crate::report::RowStatus;
+use crate::report::{RowStatus, thousands};
 use crate::source::Extent;
 
 /// How progress is shown.
@@ -234,10 +234,6 @@ pub fn human(secs: f64) -> String {
 fn trim_rate(rate: f64) -> String {
     let text = format!("{rate:.2}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn thousands(n: u64) -> String {
-    crate::report::thousands(n)
 }
 
 #[cfg(test)]

@@ -242,20 +242,6 @@ impl Guards {
             allowed.join(", ")
         ))
     }
-
-    /// The column the country cells come from, so its cells are not a lead variable's business.
-    pub fn region_column(&self) -> Option<usize> {
-        self.region_column.as_ref().map(|(c, _)| *c)
-    }
-
-    /// Whether any guard can turn a row away beyond the default premium-rate check.
-    pub fn is_default(&self) -> bool {
-        self.suppression.lists.is_empty()
-            && self.countries.is_none()
-            && self.consent.is_none()
-            && self.region_column.is_none()
-            && self.blocked == BlockedTypes::default()
-    }
 }
 
 /// The phone parser for a row's region, from a small per-thread cache.

@@ -162,16 +162,19 @@ fn suppressed_and_non_consenting_rows_alone_keep_exit_code_0_and_flags_beat_the_
         .cli(ALICE)
         .args(["import", "leads.csv", "-m", "m.toml", "--rate", "0", "--report", "r.json"])
         .args(["--suppress", "more.txt", "--countries", "DE,AT,CH"])
+        .args(["--suppress", &crate::support::serve("/optouts.txt", b"+4915111111111\n".to_vec())])
         .ok();
     assert!(err.contains("not to be called"), "{err}");
     let report = json(&std::fs::read_to_string(dir.join("r.json")).unwrap());
     let got = verdicts(&report);
     // --suppress adds a list to the mapping's: Kim is on it now, Bob still on the mapping's.
+    // A list may be a URL too: Ada's number comes from one.
     assert_eq!(got[&10], expect("skipped", &["suppressed"]));
     assert_eq!(got[&3], expect("skipped", &["suppressed"]));
+    assert_eq!(got[&2], expect("skipped", &["suppressed"]), "the list at a URL counts");
     // --countries replaces the mapping's DE, AT: Jo's Swiss number may be called now.
     assert_eq!(got[&9], expect("created", &[]));
-    assert_eq!(report["summary"]["do_not_call"], 5, "{report:#}");
+    assert_eq!(report["summary"]["do_not_call"], 6, "{report:#}");
     let called: BTreeSet<String> = phones_on_service(&sb).into_keys().collect();
     assert!(called.contains("+41446681800"));
     assert!(!called.contains("+4915166666666") && !called.contains("+4915122222222"));

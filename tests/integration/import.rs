@@ -306,18 +306,7 @@ fn csv_reports_escape_formulas_and_keep_the_original_columns() {
 #[test]
 fn sources_can_be_urls() {
     let sb = TestSandbox::start();
-    let body = std::fs::read(fixture("utf8.csv")).unwrap();
-    let app = axum::Router::new()
-        .route("/export.csv", axum::routing::get(move || async move { body.clone() }));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        tokio::runtime::Runtime::new().unwrap().block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(listener.local_addr().unwrap()).unwrap();
-            axum::serve(listener, app).await.unwrap()
-        })
-    });
-    let url = format!("http://{}/export.csv", rx.recv().unwrap());
+    let url = crate::support::serve("/export.csv", std::fs::read(fixture("utf8.csv")).unwrap());
     let (out, err) = sb
         .cli(ALICE)
         .args(["import", &url, "--dry-run", "--campaign", "10", "--output", "json"])

@@ -262,3 +262,19 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 pub fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
+
+/// Serves `body` at `path` on an ephemeral loopback port, for the rest of the test binary's
+/// life; returns the URL.
+pub fn serve(path: &'static str, body: Vec<u8>) -> String {
+    let app =
+        axum::Router::new().route(path, axum::routing::get(move || async move { body.clone() }));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        tokio::runtime::Runtime::new().unwrap().block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, app).await.unwrap()
+        })
+    });
+    format!("http://{}{path}", rx.recv().unwrap())
+}

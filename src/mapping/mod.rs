@@ -15,16 +15,17 @@ pub use file::{
 pub use infer::infer;
 pub use template::render_template;
 
-use crate::report::Variables;
+use crate::report::{Variables, intern};
 
 /// A mapping resolved against one source's headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub phone: usize,
     pub campaign: CampaignSource,
-    /// Lead variables, with the columns whose cells make each one.
-    pub variables: Vec<(String, Vec<usize>)>,
-    pub constants: Vec<(String, String)>,
+    /// Lead variables, with the columns whose cells make each one. Names are interned: every
+    /// row's variables share them.
+    pub variables: Vec<(&'static str, Vec<usize>)>,
+    pub constants: Vec<(&'static str, String)>,
     pub contacts: Vec<ContactPlan>,
     /// Default region for numbers without a country code.
     pub region: String,
@@ -41,7 +42,7 @@ pub enum CampaignSource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContactPlan {
     pub phone: usize,
-    pub variables: Vec<(String, Vec<usize>)>,
+    pub variables: Vec<(&'static str, Vec<usize>)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -119,7 +120,7 @@ impl MappingFile {
             variables
                 .extend(self.unmapped_columns(headers, phone, &campaign, &variables, &contacts));
         }
-        let constants = self.constants.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let constants = self.constants.iter().map(|(k, v)| (intern(k), v.clone())).collect();
         let region = self.region.clone().unwrap_or_else(|| "DE".to_string());
         Ok(Plan { phone, campaign, variables, constants, contacts, region })
     }
@@ -129,9 +130,9 @@ impl MappingFile {
         headers: &[String],
         phone: usize,
         campaign: &CampaignSource,
-        variables: &[(String, Vec<usize>)],
+        variables: &[(&'static str, Vec<usize>)],
         contacts: &[ContactPlan],
-    ) -> Vec<(String, Vec<usize>)> {
+    ) -> Vec<(&'static str, Vec<usize>)> {
         // The columns leadsync's own fix files add are reports, not data to send.
         let mut used: Vec<bool> = headers.iter().map(|h| is_report_column(h)).collect();
         used[phone] = true;
@@ -147,14 +148,14 @@ impl MappingFile {
         }
         let taken: Vec<&str> = variables
             .iter()
-            .map(|(k, _)| k.as_str())
+            .map(|(k, _)| *k)
             .chain(self.constants.keys().map(String::as_str))
             .collect();
         (0..headers.len())
             .filter(|&i| !used[i])
             .filter_map(|i| {
                 let key = snake_case(&headers[i]);
-                (!key.is_empty() && !taken.contains(&key.as_str())).then_some((key, vec![i]))
+                (!key.is_empty() && !taken.contains(&key.as_str())).then(|| (intern(&key), vec![i]))
             })
             .collect()
     }
@@ -192,7 +193,7 @@ impl Finder<'_> {
         &self,
         key: &str,
         vars: &indexmap::IndexMap<String, Columns>,
-    ) -> Result<Vec<(String, Vec<usize>)>, MappingError> {
+    ) -> Result<Vec<(&'static str, Vec<usize>)>, MappingError> {
         vars.iter()
             .map(|(name, cols)| {
                 let columns = cols
@@ -200,7 +201,7 @@ impl Finder<'_> {
                     .into_iter()
                     .map(|h| self.find(&format!("{key}.{name}"), h))
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok((name.clone(), columns))
+                Ok((intern(name), columns))
             })
             .collect()
     }
@@ -224,7 +225,7 @@ impl Plan {
     pub fn variables(&self, cells: &csv::StringRecord) -> Variables {
         let mut vars = collect_variables(&self.variables, cells);
         for (k, v) in &self.constants {
-            vars.insert(k.clone(), v.clone());
+            vars.insert(k, v.clone());
         }
         vars
     }
@@ -241,7 +242,7 @@ impl Plan {
     }
 }
 
-fn collect_variables(spec: &[(String, Vec<usize>)], cells: &csv::StringRecord) -> Variables {
+fn collect_variables(spec: &[(&'static str, Vec<usize>)], cells: &csv::StringRecord) -> Variables {
     let mut vars = Variables::with_capacity(spec.len());
     for (name, columns) in spec {
         let value = match columns.as_slice() {
@@ -254,7 +255,7 @@ fn collect_variables(spec: &[(String, Vec<usize>)], cells: &csv::StringRecord) -
                 .join(" "),
         };
         if !value.is_empty() {
-            vars.insert(name.clone(), value);
+            vars.insert(name, value);
         }
     }
     vars
@@ -331,14 +332,14 @@ mod tests {
         assert_eq!(plan.phone_cell(&row), "+441234");
         assert_eq!(plan.campaign_text(&row), "Spring");
         let vars = plan.variables(&row);
-        assert_eq!(vars["customer_name"], "Ada Lovelace");
-        assert_eq!(vars["company_name"], "ACME");
-        assert_eq!(vars["source"], "fair");
+        assert_eq!(vars.get("customer_name"), Some("Ada Lovelace"));
+        assert_eq!(vars.get("company_name"), Some("ACME"));
+        assert_eq!(vars.get("source"), Some("fair"));
         assert_eq!(plan.contacts(&row).count(), 0, "an empty cell is no contact");
         let row = csv::StringRecord::from(vec!["Ada", "", "1", "+442", "Bob", "1", "", ""]);
         let contacts: Vec<_> = plan.contacts(&row).collect();
         assert_eq!(contacts[0].0, "+442");
-        assert_eq!(contacts[0].1["customer_name"], "Bob");
+        assert_eq!(contacts[0].1.get("customer_name"), Some("Bob"));
     }
 
     #[test]

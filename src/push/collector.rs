@@ -554,12 +554,15 @@ fn new_lead(row: &RowReport, allow_duplicates: bool) -> NewLead {
     NewLead {
         phone_number: row.phone.clone().unwrap_or_default(),
         campaign_id: row.campaign_id.unwrap_or_default(),
-        variables: row.variables.clone(),
+        variables: row.variables.to_lead_variables(),
         allow_dupplicate: allow_duplicates,
         secondary_contacts: row
             .secondary_contacts
             .iter()
-            .map(|c| NewContact { phone_number: c.phone.clone(), variables: c.variables.clone() })
+            .map(|c| NewContact {
+                phone_number: c.phone.clone(),
+                variables: c.variables.to_lead_variables(),
+            })
             .collect(),
     }
 }

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 
 use std::hash::{Hash, Hasher};
 
-use crate::client::{Lead, Variables};
+use crate::client::Lead;
 use crate::journal::Claimed;
+use crate::report::Variables;
 
 #[derive(Debug, Clone, Default)]
 pub struct LeadIndex {
@@ -43,7 +44,8 @@ impl LeadIndex {
         for lead in leads {
             index.max_id = index.max_id.max(lead.id);
             if let Some(key) = phone_key(&lead.phone_number) {
-                let entry = (lead.id, variables_hash(&lead.variables));
+                let pairs = lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                let entry = (lead.id, variables_hash(pairs));
                 index.by_key.entry((lead.campaign_id, key)).or_default().push(entry);
             }
         }
@@ -76,7 +78,7 @@ impl LeadIndex {
         let Some(leads) = phone_key(e164).and_then(|k| self.by_key.get(&(campaign_id, k))) else {
             return Found::Missing;
         };
-        let wanted = variables_hash(variables);
+        let wanted = variables_hash(variables.iter());
         let ours = leads
             .iter()
             .find(|(id, hash)| *id > baseline && !claimed.contains(id) && *hash == wanted);
@@ -92,8 +94,8 @@ impl LeadIndex {
 }
 
 /// A fingerprint of a lead's variables that ignores their order.
-fn variables_hash(variables: &Variables) -> u64 {
-    let mut pairs: Vec<(&String, &String)> = variables.iter().collect();
+fn variables_hash<'n, 'v>(variables: impl Iterator<Item = (&'n str, &'v str)>) -> u64 {
+    let mut pairs: Vec<(&str, &str)> = variables.collect();
     pairs.sort_unstable();
     let mut hasher = std::hash::DefaultHasher::new();
     pairs.hash(&mut hasher);

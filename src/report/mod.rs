@@ -15,6 +15,7 @@ pub mod model;
 mod run_summary;
 mod staged;
 mod terminal;
+mod variables;
 mod xlsx;
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ pub use model::{
 };
 pub use run_summary::{PushCounts, RunSummary};
 pub use terminal::terminal_summary;
+pub use variables::intern;
 
 /// The CSV formula-injection escape, shared with the lead and notification exports.
 pub(crate) use csv::escape_formula;

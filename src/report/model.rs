@@ -167,8 +167,7 @@ pub struct ContactReport {
     pub variables: Variables,
 }
 
-/// Lead variables in column order; serialized as a JSON object.
-pub type Variables = indexmap::IndexMap<String, String>;
+pub use super::variables::Variables;
 
 /// Everything the reports say about one source row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -38,7 +38,7 @@ fn issue(code: IssueCode, field: &str, message: &str) -> Issue {
 
 fn build(spec: Spec) -> RowReport {
     let mut variables = Variables::new();
-    variables.insert("name".into(), spec.cells[0].into());
+    variables.insert("name", spec.cells[0].into());
     RowReport {
         row: spec.row,
         status: spec.status,

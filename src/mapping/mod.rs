@@ -293,6 +293,22 @@ mod tests {
         assert!(text.contains("`Name`, `Telefonnummer`, `Mail`"), "{text}");
     }
 
+    /// The journal fingerprints the mapping by the plan's `Debug` text: interned `&str` names
+    /// must print as the `String`s of earlier versions did, or resuming their runs is refused.
+    #[test]
+    fn the_plan_prints_as_it_did_with_string_names() {
+        let file = MappingFile::parse(
+            "phone = \"Phone\"\ncampaign = 7\n[variables]\nname = \"Name\"\n[constants]\nsource = \"fair\"\n",
+        )
+        .unwrap();
+        let plan = file.resolve(&headers(&["Name", "Phone"]), "x.csv").unwrap();
+        let printed = format!("{plan:?}");
+        assert!(
+            printed.contains(r#"variables: [("name", [0])], constants: [("source", "fair")]"#),
+            "{printed}"
+        );
+    }
+
     #[test]
     fn resolves_and_applies_to_a_row() {
         let file = MappingFile::parse(

@@ -4,8 +4,12 @@
 //! libphonenumber rules through `rlibphonenumber` for the country, the validity and the format.
 //!
 //! The cleaning writes the digits into a stack buffer, so a plain number costs the parser and
-//! the output strings, nothing more. `PhoneParser` is `Copy`; the metadata behind it is a
-//! process-wide static that every thread shares.
+//! the output strings, nothing more; the plainest shapes skip the parser too (`shortcut`).
+//! `PhoneParser` is `Copy`; the metadata behind it is a process-wide static that every thread
+//! shares.
+
+mod prefixes;
+mod shortcut;
 
 use rlibphonenumber::{
     NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberFormat,
@@ -18,6 +22,8 @@ pub struct PhoneParser {
     region: Region,
     /// The region's calling code, e.g. 49.
     country_code: i32,
+    /// Whether the region's only national prefix is `0` (see `shortcut`).
+    trunk_zero_only: bool,
 }
 
 /// A parser could not be created.
@@ -89,7 +95,8 @@ impl PhoneParser {
         // Also loads the metadata now rather than inside the first parse.
         let country_code =
             PHONE_NUMBER_UTIL.get_country_code_for_region(region).ok_or_else(unknown)?;
-        Ok(PhoneParser { region, country_code })
+        let trunk_zero_only = prefixes::trunk_zero_only(&region.to_string());
+        Ok(PhoneParser { region, country_code, trunk_zero_only })
     }
 
     /// The calling code of the default region (49 for DE).
@@ -136,20 +143,17 @@ impl PhoneParser {
     }
 
     fn read(&self, digits: &str) -> Result<Reading, PhoneProblem> {
+        if let Some(valid) = shortcut::read(digits, self) {
+            return Ok(Reading::Valid(valid));
+        }
+        self.read_with_parser(digits)
+    }
+
+    /// The long way: libphonenumber's parser, which every shape goes through.
+    fn read_with_parser(&self, digits: &str) -> Result<Reading, PhoneProblem> {
         let number =
             PHONE_NUMBER_UTIL.parse(digits, Some(self.region)).map_err(from_parse_error)?;
-        let region = PHONE_NUMBER_UTIL.get_region_for_number(&number);
-        // Valid means "of a known type in its own region": the same test as
-        // `is_valid_number_for_region`, keeping the type it finds.
-        let kind = match region {
-            Some(_) => PHONE_NUMBER_UTIL.get_number_type(&number),
-            None => PhoneNumberType::Unknown,
-        };
-        if kind == PhoneNumberType::Unknown || e164_digits(&number) > E164_MAX_DIGITS {
-            return Ok(Reading::Invalid(number));
-        }
-        let region = region.filter(|r| *r != Region::World);
-        Ok(Reading::Valid(Valid { number, region, kind }))
+        Ok(judge(number))
     }
 
     /// Why a number that parses is not valid.
@@ -174,6 +178,21 @@ impl PhoneParser {
     }
 }
 
+/// Valid means "of a known type in its own region": the same test as
+/// `is_valid_number_for_region`, keeping the type it finds.
+fn judge(number: PhoneNumber) -> Reading {
+    let region = PHONE_NUMBER_UTIL.get_region_for_number(&number);
+    let kind = match region {
+        Some(_) => PHONE_NUMBER_UTIL.get_number_type(&number),
+        None => PhoneNumberType::Unknown,
+    };
+    if kind == PhoneNumberType::Unknown || e164_digits(&number) > E164_MAX_DIGITS {
+        return Reading::Invalid(number);
+    }
+    let region = region.filter(|r| *r != Region::World);
+    Reading::Valid(Valid { number, region, kind })
+}
+
 /// E.164's limit, country code included. libphonenumber's metadata takes German fixed-line
 /// numbers of up to 15 national digits as valid, 17 digits in all, which is no E.164 number
 /// (found by fuzzing: `08 00151 23456789` became `+4980015123456789`).
@@ -191,12 +210,14 @@ fn e164_digits(number: &PhoneNumber) -> usize {
 }
 
 /// What libphonenumber made of one attempt.
+#[derive(Debug, PartialEq)]
 enum Reading {
     Valid(Valid),
     Invalid(PhoneNumber),
 }
 
 /// A valid reading: the number, its region (none for +800 and the like) and its type.
+#[derive(Debug, PartialEq)]
 struct Valid {
     number: PhoneNumber,
     region: Option<Region>,

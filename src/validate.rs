@@ -264,7 +264,7 @@ impl RowChecker {
         match phones.parse(raw) {
             Ok(phone) => {
                 report.number_type = Some(NumberType::of(phone.number_type));
-                match self.guards.judge_main(&phone, &field()) {
+                match self.guards.judge_main(&phone, field) {
                     Some(Verdict::Reject(issue)) => report.errors.push(issue),
                     Some(Verdict::Skip(issue)) => skips.push(issue),
                     None => {}

@@ -160,9 +160,11 @@ impl Guards {
     }
 
     /// Whether the row's main number may be called.
-    pub fn judge_main(&self, phone: &Phone, field: &str) -> Option<Verdict> {
-        let field = Some(field.to_string());
-        Some(match self.refusal(phone)? {
+    pub fn judge_main(&self, phone: &Phone, field: impl FnOnce() -> String) -> Option<Verdict> {
+        let refusal = self.refusal(phone)?;
+        // Named only for an issue: most rows have none, and the name costs an allocation.
+        let field = Some(field());
+        Some(match refusal {
             Refusal::Foreign(why) => {
                 Verdict::Reject(Issue::new(IssueCode::ForeignNumber, field, why))
             }

@@ -12,8 +12,8 @@ mod prefixes;
 mod shortcut;
 
 use rlibphonenumber::{
-    NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberFormat,
-    PhoneNumberType, Region, ValidationError,
+    NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberType, Region,
+    ValidationError,
 };
 
 /// Parses numbers written without a country code as numbers of its default region.
@@ -113,7 +113,7 @@ impl PhoneParser {
         let cleaned = clean(text)?;
         let (Valid { number, region, kind }, extension) = self.parse_cleaned(&cleaned)?;
         Ok(Phone {
-            e164: PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164).into_owned(),
+            e164: e164(&number),
             region: region.map(|r| r.to_string()),
             extension_dropped: extension.map(str::to_owned),
             number_type: kind,
@@ -201,12 +201,28 @@ const E164_MAX_DIGITS: usize = 15;
 /// The digits of `number`'s E.164 form, counted without formatting it.
 fn e164_digits(number: &PhoneNumber) -> usize {
     let digits = |n: u64| n.checked_ilog10().map_or(1, |log| log as usize + 1);
-    let zeros = if number.italian_leading_zero() {
+    digits(u64::from(number.country_code.unsigned_abs()))
+        + leading_zeros(number)
+        + digits(number.national_number)
+}
+
+/// The zeros a national number keeps in front (Italian fixed lines: `+39 02 …`).
+fn leading_zeros(number: &PhoneNumber) -> usize {
+    if number.italian_leading_zero() {
         usize::try_from(number.number_of_leading_zeros()).unwrap_or(0)
     } else {
         0
-    };
-    digits(u64::from(number.country_code.unsigned_abs())) + zeros + digits(number.national_number)
+    }
+}
+
+/// `+4915112345678`: what `format(number, E164)` gives for a valid number (a `+`, the country
+/// code, the national significant number), without the formatter's pattern machinery.
+fn e164(number: &PhoneNumber) -> String {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(E164_MAX_DIGITS + 1);
+    let zeros = leading_zeros(number);
+    let _ = write!(text, "+{}{:0>zeros$}{}", number.country_code, "", number.national_number);
+    text
 }
 
 /// What libphonenumber made of one attempt.
@@ -758,6 +774,35 @@ mod tests {
                 phones.len(),
                 secs * 1e6 / phones.len() as f64
             );
+        }
+    }
+
+    #[test]
+    fn e164_is_what_libphonenumber_formats() {
+        use rlibphonenumber::PhoneNumberFormat;
+        let mut numbers = Vec::new();
+        for region in PHONE_NUMBER_UTIL.get_supported_regions() {
+            for kind in PHONE_NUMBER_UTIL.get_supported_types_for_region(region).unwrap_or_default()
+            {
+                numbers.extend(
+                    PHONE_NUMBER_UTIL.get_example_number_for_type_and_region(region, kind).ok(),
+                );
+            }
+        }
+        let parser = PhoneParser::new("IT").unwrap();
+        for raw in ["+39 02 1234 5678", "+39 0001 234567", "+390612345678", "+225 27 12 345 678"] {
+            numbers.push(parser.read_with_parser(clean(raw).unwrap().digits.as_str()).map_or_else(
+                |p| panic!("{raw}: {p}"),
+                |reading| match reading {
+                    Reading::Valid(valid) => valid.number,
+                    Reading::Invalid(number) => number,
+                },
+            ));
+        }
+        assert!(numbers.len() > 1000 && numbers.iter().any(|n| n.number_of_leading_zeros() > 1));
+        for number in numbers {
+            let formatted = PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164);
+            assert_eq!(super::e164(&number), formatted, "{number:?}");
         }
     }
 

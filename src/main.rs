@@ -7,6 +7,21 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (the same index in mimalloc 2 and 3, `mimalloc.h`).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// Milliseconds freed memory stays with mimalloc before it goes back to the system: mimalloc
+/// 3's default is 1000, its predecessor's 10. At 10 a 200k-row dry run peaks at 61-63 MiB
+/// instead of 66-68, at the same CPU (README, "Benchmarks").
+const PURGE_DELAY_MS: std::ffi::c_long = 10;
+
 fn main() -> std::process::ExitCode {
+    return_freed_memory_sooner();
     leadsync::cli::main()
+}
+
+#[allow(unsafe_code)]
+fn return_freed_memory_sooner() {
+    // SAFETY: sets one process-wide option, a plain integer that mimalloc reads atomically,
+    // before any other thread exists; no pointer crosses the call.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
 }

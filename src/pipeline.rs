@@ -269,9 +269,7 @@ async fn prepare_send(
     // finishes must not work from the view the other had.
     let lock = RunLock::acquire(&path)?;
     let listed_at = crate::push::now_ms();
-    let leads = client.list_leads().await.map_err(PipelineError::Leads)?;
-    let index = LeadIndex::new(&leads);
-    drop(leads);
+    let index = LeadIndex::load(client).await.map_err(PipelineError::Leads)?;
     let header = run_header(opts, plan, source, service, account, index.max_id(), client)?;
     let reading = std::time::Instant::now();
     let (journal, recovered) =

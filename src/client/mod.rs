@@ -8,15 +8,16 @@ pub mod account;
 pub mod config;
 pub mod error;
 pub mod lenient;
+mod list;
 pub mod model;
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub use config::{ClientConfig, ConfigError, Token};
 pub use error::{ClientError, FieldError};
@@ -164,7 +165,20 @@ impl Client {
     /// Operation 4: every lead of the user. Accepts a bare array, `{"leads": [...]}` and a page
     /// envelope (whose pages it walks), since the service has been seen answering all three.
     pub async fn list_leads(&self) -> Result<Vec<Lead>, ClientError> {
-        decode_all(self.list_leads_raw().await?, "user/leads")
+        let mut leads = Vec::new();
+        self.for_each_lead(|lead| leads.push(lead)).await?;
+        Ok(leads)
+    }
+
+    /// Operation 4, one lead at a time: memory holds one answer's text, never the whole list
+    /// decoded (see [`Client::list_raw`] for the shapes).
+    pub async fn for_each_lead(&self, mut take: impl FnMut(Lead)) -> Result<(), ClientError> {
+        let path = "user/leads";
+        self.walk_list(path, "leads", |record| {
+            take(decode_raw(record, path)?);
+            Ok(())
+        })
+        .await
     }
 
     /// Operation 4 as the service sent the records, in any list shape (see [`Client::list_raw`]).
@@ -194,15 +208,35 @@ impl Client {
     /// token must never go to a host the service names. A walk that repeats itself or never
     /// ends is a [`ClientError::BadBody`] rather than a hang (see [`PageWalk`]).
     async fn list_raw(&self, path: &str, resource: &str) -> Result<Vec<Value>, ClientError> {
-        let mut walk = PageWalk::new(path);
+        let mut items = Vec::new();
+        self.walk_list(path, resource, |record| {
+            items.push(decode_raw(record, path)?);
+            Ok(())
+        })
+        .await?;
+        Ok(items)
+    }
+
+    /// Hands every record of the list at `path` to `take`, page by page, as the service wrote
+    /// it (see [`Client::list_raw`]).
+    async fn walk_list(
+        &self,
+        path: &str,
+        resource: &str,
+        mut take: impl FnMut(&RawValue) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
+        let mut walk = list::PageWalk::new(path);
         let mut query: Vec<(String, String)> = Vec::new();
         loop {
             let pairs: Vec<(&str, String)> =
                 query.iter().map(|(key, value)| (key.as_str(), value.clone())).collect();
-            let page = list_page(self.get_raw(path, &pairs).await?, resource, path)?;
-            match walk.step(page)? {
+            let body = self.get_bytes(path, &pairs).await?;
+            let page = list::list_page(&body, resource, path)?;
+            let next = walk.step(&page)?;
+            page.items.iter().try_for_each(|record| take(record))?;
+            match next {
                 Some(next) => query = next,
-                None => return Ok(walk.items),
+                None => return Ok(()),
             }
         }
     }
@@ -227,9 +261,19 @@ impl Client {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Value, ClientError> {
+        let bytes = self.get_bytes(path, query).await?;
+        parse_json(StatusCode::OK, path, &bytes)
+    }
+
+    /// A GET of `path` as the body's bytes, retried as [`Client::get_raw`] says.
+    async fn get_bytes(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<bytes::Bytes, ClientError> {
         let mut attempt = 0;
         loop {
-            match self.send(Method::GET, path, query, None).await {
+            match self.send_bytes(Method::GET, path, query, None).await {
                 Err(e) if e.is_retryable() && attempt < READ_RETRIES => {
                     attempt += 1;
                     let backoff = Duration::from_millis(100 << attempt);
@@ -251,6 +295,19 @@ impl Client {
         query: &[(&str, String)],
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
+        let bytes = self.send_bytes(method, path, query, body).await?;
+        parse_json(StatusCode::OK, path, &bytes)
+    }
+
+    /// A request whose answer is a success, as its body's bytes; any other answer is the error
+    /// it means.
+    async fn send_bytes(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<bytes::Bytes, ClientError> {
         let url = self.config.base_url.join(path).map_err(|e| ClientError::Connect {
             url: format!("{}{path}", self.config.base_url),
             reason: e.to_string(),
@@ -271,7 +328,7 @@ impl Client {
         let headers = response.headers().clone();
         let bytes = response.bytes().await.map_err(|e| self.transport_error(e, &url, path))?;
         if status.is_success() {
-            return parse_json(status, path, &bytes);
+            return Ok(bytes);
         }
         Err(status_error(status, &headers, path, &bytes))
     }
@@ -322,214 +379,14 @@ fn decode_all<T: DeserializeOwned>(items: Vec<Value>, path: &str) -> Result<Vec<
     items.into_iter().map(|v| decode(v, path)).collect()
 }
 
-/// The most pages a list walk reads: at 15 a page, 1.5 million records. Past it the service is
-/// taken to be paging forever.
-const MAX_LIST_PAGES: u64 = 100_000;
-/// How deep a list may sit in wrapping objects: `{"data": {"leads": [...]}}` is two.
-const MAX_LIST_NESTING: u8 = 2;
-
-/// One answer of a list endpoint: its records and what it says about further pages.
-#[derive(Debug, Default, PartialEq)]
-struct ListPage {
-    items: Vec<Value>,
-    paging: Paging,
-}
-
-/// The pagination fields of a page envelope; all `None` for a list that is not paged.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Paging {
-    current: Option<u64>,
-    last: Option<u64>,
-    next_url: Option<String>,
-}
-
-impl Paging {
-    /// Laravel's paginator puts the fields beside the list; its API resources put the page
-    /// numbers under `meta` and the next URL under `links` (an object there, an array of page
-    /// links in the paginator).
-    fn of(map: &serde_json::Map<String, Value>) -> Paging {
-        let meta = map.get("meta").and_then(Value::as_object);
-        let links = map.get("links").and_then(Value::as_object);
-        let number = |key: &str| map.get(key).or_else(|| meta?.get(key)).and_then(page_number);
-        let next_url = map.get("next_page_url").or_else(|| links?.get("next"));
-        let next_url = next_url.and_then(Value::as_str).filter(|url| !url.trim().is_empty());
-        Paging {
-            current: number("current_page"),
-            last: number("last_page"),
-            next_url: next_url.map(str::to_string),
-        }
-    }
-
-    /// The fields as the service wrote them, for an error to quote.
-    fn describe(&self) -> String {
-        let show = |n: Option<u64>| n.map_or_else(|| "none".to_string(), |n| n.to_string());
-        let next = self.next_url.as_deref().unwrap_or("none");
-        format!(
-            "current_page {}, last_page {}, next page URL {next}",
-            show(self.current),
-            show(self.last)
-        )
-    }
-
-    fn is_known(&self) -> bool {
-        self.current.is_some() || self.last.is_some() || self.next_url.is_some()
-    }
-
-    /// Whether the envelope says another page follows.
-    fn has_more(&self) -> bool {
-        let below_last = matches!((self.current, self.last), (Some(c), Some(l)) if c < l);
-        self.next_url.is_some() || below_last
-    }
-}
-
-/// A page number written as a number or as numeric text.
-fn page_number(value: &Value) -> Option<u64> {
-    match value {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-/// The records and paging of one answer of the list of `resource`, in any shape
-/// [`Client::list_raw`] reads.
-fn list_page(mut answer: Value, resource: &str, path: &str) -> Result<ListPage, ClientError> {
-    find_list(&mut answer, resource, 0).ok_or_else(|| bad_shape(answer, resource, path))
-}
-
-/// The list in `value`, taken out of it; `value` is left whole when there is none, for the
-/// error to quote. The resource's own name is tried first, then `data`, then `items`.
-fn find_list(value: &mut Value, resource: &str, depth: u8) -> Option<ListPage> {
-    let map = match value {
-        Value::Array(items) => {
-            return Some(ListPage { items: std::mem::take(items), ..ListPage::default() });
-        }
-        Value::Object(map) if depth < MAX_LIST_NESTING => map,
-        _ => return None,
-    };
-    let paging = Paging::of(map);
-    for key in [resource, "data", "items"] {
-        let Some(inner) = map.get_mut(key) else { continue };
-        let found = find_list(inner, resource, depth + 1).or_else(|| keyed_records(inner));
-        if let Some(mut page) = found {
-            // An envelope inside the wrapper (`{"leads": {"data": [...], ...}}`) speaks for
-            // itself; a bare list takes the paging of the object around it.
-            if !page.paging.is_known() {
-                page.paging = paging;
-            }
-            return Some(page);
-        }
-    }
-    None
-}
-
-/// PHP's JSON of a filtered collection that was not re-indexed: an object keyed `"0"`, `"2"`,
-/// ... whose values are the records.
-fn keyed_records(value: &mut Value) -> Option<ListPage> {
-    let map = value.as_object_mut()?;
-    let keyed = !map.is_empty()
-        && map.iter().all(|(key, record)| key.parse::<u64>().is_ok() && record.is_object());
-    if !keyed {
-        return None;
-    }
-    let items = std::mem::take(map).into_iter().map(|(_, record)| record).collect();
-    Some(ListPage { items, ..ListPage::default() })
-}
-
-fn bad_shape(value: Value, resource: &str, path: &str) -> ClientError {
-    ClientError::BadBody {
+/// One record of a list, as the service wrote it, decoded.
+fn decode_raw<T: DeserializeOwned>(record: &RawValue, path: &str) -> Result<T, ClientError> {
+    serde_json::from_str(record.get()).map_err(|e| ClientError::BadBody {
         status: 200,
         path: path.to_string(),
-        detail: format!(
-            "expected a list of {resource}: an array, an object with the array under `{resource}`, `data` or `items`, or a page envelope"
-        ),
-        snippet: snippet(value.to_string().as_bytes()),
-    }
-}
-
-/// A walk over the pages of a list: the records so far and the guards that stop a service
-/// that never ends, whether it repeats a page's records or a URL, or just goes on past
-/// [`MAX_LIST_PAGES`].
-struct PageWalk {
-    path: String,
-    items: Vec<Value>,
-    pages: u64,
-    /// Where the previous page's records start in `items`.
-    previous: usize,
-    /// Every query sent so far; the first page's is empty.
-    asked: HashSet<Vec<(String, String)>>,
-}
-
-impl PageWalk {
-    fn new(path: &str) -> PageWalk {
-        PageWalk {
-            path: path.to_string(),
-            items: Vec::new(),
-            pages: 0,
-            previous: 0,
-            asked: HashSet::from([Vec::new()]),
-        }
-    }
-
-    /// Takes in one page; the query of the next page, or `None` when the list is complete.
-    fn step(&mut self, page: ListPage) -> Result<Option<Vec<(String, String)>>, ClientError> {
-        self.pages += 1;
-        self.check_repeat(&page)?;
-        let more = !page.items.is_empty() && page.paging.has_more();
-        self.previous = self.items.len();
-        self.items.extend(page.items);
-        if !more {
-            return Ok(None);
-        }
-        if self.pages >= MAX_LIST_PAGES {
-            let problem = format!("the list goes on past {MAX_LIST_PAGES} pages");
-            return Err(self.endless(problem, &page.paging));
-        }
-        let query = next_query(&page.paging, self.pages);
-        if !self.asked.insert(query.clone()) {
-            let problem = format!("page {} points back to a page already read", self.pages);
-            return Err(self.endless(problem, &page.paging));
-        }
-        Ok(Some(query))
-    }
-
-    /// A page with the very records of the page before means the service ignores the page
-    /// asked for. (A repeated `current_page` alone is not trusted to mean that: the records
-    /// and the URLs are what decide.)
-    fn check_repeat(&self, page: &ListPage) -> Result<(), ClientError> {
-        let before = &self.items[self.previous..];
-        if !page.items.is_empty() && before == page.items.as_slice() {
-            let problem = format!("page {} repeats the records of the page before", self.pages);
-            return Err(self.endless(problem, &page.paging));
-        }
-        Ok(())
-    }
-
-    fn endless(&self, problem: String, paging: &Paging) -> ClientError {
-        ClientError::BadBody {
-            status: 200,
-            path: self.path.clone(),
-            detail: format!(
-                "{problem}, so the service seems to page forever; it may ignore `page`, report it to the service"
-            ),
-            snippet: snippet(paging.describe().as_bytes()),
-        }
-    }
-}
-
-/// The query of the page after one with `paging`, the `pages`-th read: the query of its next
-/// URL when it has one, else `page` one past the current page.
-fn next_query(paging: &Paging, pages: u64) -> Vec<(String, String)> {
-    let url = paging.next_url.as_deref().map(|url| url.split('#').next().unwrap_or(url));
-    let from_url = url.and_then(|url| url.split_once('?'));
-    let pairs: Vec<(String, String)> = from_url
-        .map(|(_, query)| url::form_urlencoded::parse(query.as_bytes()).into_owned().collect())
-        .unwrap_or_default();
-    if !pairs.is_empty() {
-        return pairs;
-    }
-    let number = paging.current.unwrap_or(pages).saturating_add(1);
-    vec![("page".to_string(), number.to_string())]
+        detail: e.to_string(),
+        snippet: snippet(record.get().as_bytes()),
+    })
 }
 
 fn parse_json(status: StatusCode, path: &str, bytes: &[u8]) -> Result<Value, ClientError> {
@@ -698,115 +555,5 @@ mod tests {
         );
         assert!(err.to_string().contains("Invalid token"), "{err}");
         assert!(!err.is_retryable());
-    }
-
-    fn page(answer: Value) -> ListPage {
-        list_page(answer, "leads", "user/leads").unwrap()
-    }
-
-    fn ids(page: &ListPage) -> Vec<i64> {
-        page.items.iter().filter_map(|item| item["id"].as_i64()).collect()
-    }
-
-    #[test]
-    fn lists_are_read_in_every_shape() {
-        use serde_json::json;
-        let (a, b) = (json!({"id": 1}), json!({"id": 2}));
-        let shapes = [
-            json!([a, b]),
-            json!({"leads": [a, b]}),
-            json!({"data": [a, b], "message": "ok"}),
-            json!({"items": [a, b]}),
-            json!({"success": true, "data": {"leads": [a, b]}}),
-            json!({"data": {"0": a, "3": b}}),
-            json!({"leads": {"current_page": 1, "data": [a, b], "last_page": 1}}),
-        ];
-        for shape in shapes {
-            let read = page(shape.clone());
-            assert_eq!((ids(&read), read.paging.has_more()), (vec![1, 2], false), "{shape}");
-        }
-        // The resource's own name wins over `data`, and a key that holds no list is passed by.
-        let read = page(json!({"data": {"count": 2}, "leads": [b], "items": [a]}));
-        assert_eq!(ids(&read), [2]);
-        let read = page(json!({"data": "none", "items": [a]}));
-        assert_eq!(ids(&read), [1]);
-    }
-
-    #[test]
-    fn page_envelopes_say_where_the_next_page_is() {
-        use serde_json::json;
-        let laravel = page(json!({"current_page": "1", "data": [{"id": 1}], "last_page": 3,
-            "links": [{"url": null, "label": "&laquo; Previous", "active": false}],
-            "next_page_url": "http://internal:8000/api/user/leads?page=2#top"}));
-        assert_eq!((laravel.paging.current, laravel.paging.last), (Some(1), Some(3)));
-        assert_eq!(next_query(&laravel.paging, 1), [("page".to_string(), "2".to_string())]);
-        let resource = page(json!({"data": [{"id": 1}],
-            "links": {"next": "/api/user/leads?cursor=abc%3D&per_page=15"},
-            "meta": {"current_page": 4, "last_page": 9}}));
-        assert_eq!((resource.paging.current, resource.paging.last), (Some(4), Some(9)));
-        let query = next_query(&resource.paging, 1);
-        assert_eq!(query[0], ("cursor".to_string(), "abc=".to_string()));
-        // Numbers alone: the page after the current one.
-        let numbers = page(json!({"data": [{"id": 1}], "current_page": 2, "last_page": 3}));
-        assert!(numbers.paging.has_more());
-        assert_eq!(next_query(&numbers.paging, 7), [("page".to_string(), "3".to_string())]);
-        let last = page(json!({"data": [{"id": 1}], "current_page": 3, "last_page": 3,
-            "next_page_url": null}));
-        assert!(!last.paging.has_more());
-    }
-
-    #[test]
-    fn shapes_that_hold_no_list_are_bad_bodies_naming_the_resource() {
-        use serde_json::json;
-        let nested = json!({"data": {"data": {"data": [{"id": 1}]}}});
-        for answer in [json!({"oops": 1}), json!("leads"), Value::Null, json!({"id": 1}), nested] {
-            let err = list_page(answer.clone(), "leads", "user/leads").unwrap_err();
-            let ClientError::BadBody { detail, snippet, .. } = &err else { panic!("{err:?}") };
-            assert!(detail.contains("list of leads") && detail.contains("`leads`"), "{detail}");
-            assert!(!snippet.is_empty() || answer.is_null(), "{answer}: {err}");
-        }
-    }
-
-    fn walk(pages: impl IntoIterator<Item = Value>) -> Result<(Vec<i64>, usize), ClientError> {
-        let mut walk = PageWalk::new("user/leads");
-        let mut asked = 0;
-        for answer in pages {
-            asked += 1;
-            if walk.step(list_page(answer, "leads", "user/leads")?)?.is_none() {
-                let ids = walk.items.iter().filter_map(|item| item["id"].as_i64()).collect();
-                return Ok((ids, asked));
-            }
-        }
-        panic!("the walk wanted more than {asked} pages");
-    }
-
-    fn numbered(n: u64, last: u64) -> Value {
-        serde_json::json!({"current_page": n, "last_page": last, "data": [{"id": n}],
-            "next_page_url": (n < last).then(|| format!("http://x/api/user/leads?page={}", n + 1))})
-    }
-
-    #[test]
-    fn walks_end_on_the_last_page_or_an_empty_one() {
-        assert_eq!(walk((1..=3).map(|n| numbered(n, 3))).unwrap(), (vec![1, 2, 3], 3));
-        let empty = serde_json::json!({"data": [], "current_page": 2, "last_page": 5,
-            "next_page_url": "http://x/api/user/leads?page=3"});
-        assert_eq!(walk([numbered(1, 5), empty]).unwrap(), (vec![1], 2));
-    }
-
-    #[test]
-    fn walks_refuse_a_service_that_pages_forever() {
-        // Ignores `page`: the same records again.
-        let err = walk([numbered(1, 9), numbered(1, 9)]).unwrap_err();
-        assert!(err.to_string().contains("page 2 repeats the records"), "{err}");
-        // Points back to a page it already served.
-        let mut back = numbered(2, 9);
-        back["next_page_url"] = "http://x/api/user/leads?page=2".into();
-        let err = walk([numbered(1, 9), back.clone(), back]).unwrap_err();
-        assert!(err.to_string().contains("points back to a page already read"), "{err}");
-        assert!(matches!(err, ClientError::BadBody { status: 200, .. }) && !err.is_retryable());
-        // New records on every page, forever: stopped at the cap.
-        let endless = (1..).map(|n| numbered(n, u64::MAX));
-        let err = walk(endless).unwrap_err();
-        assert!(err.to_string().contains(&format!("past {MAX_LIST_PAGES} pages")), "{err}");
     }
 }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use std::hash::{Hash, Hasher};
 
-use crate::client::Lead;
+use crate::client::{Client, ClientError, Lead};
 use crate::journal::Claimed;
 use crate::report::Variables;
 
@@ -41,16 +41,29 @@ pub enum Found {
 impl LeadIndex {
     pub fn new(leads: &[Lead]) -> LeadIndex {
         let mut index = LeadIndex::default();
-        for lead in leads {
-            index.max_id = index.max_id.max(lead.id);
-            if let Some(key) = phone_key(&lead.phone_number) {
-                let pairs = lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-                let entry = (lead.id, variables_hash(pairs));
-                index.by_key.entry((lead.campaign_id, key)).or_default().push(entry);
-            }
+        leads.iter().for_each(|lead| index.add(lead));
+        index.finish()
+    }
+
+    /// The service's leads, read one at a time: the index is all that stays in memory.
+    pub async fn load(client: &Client) -> Result<LeadIndex, ClientError> {
+        let mut index = LeadIndex::default();
+        client.for_each_lead(|lead| index.add(&lead)).await?;
+        Ok(index.finish())
+    }
+
+    fn add(&mut self, lead: &Lead) {
+        self.max_id = self.max_id.max(lead.id);
+        if let Some(key) = phone_key(&lead.phone_number) {
+            let pairs = lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+            let entry = (lead.id, variables_hash(pairs));
+            self.by_key.entry((lead.campaign_id, key)).or_default().push(entry);
         }
-        index.by_key.values_mut().for_each(|ids| ids.sort_unstable());
-        index
+    }
+
+    fn finish(mut self) -> LeadIndex {
+        self.by_key.values_mut().for_each(|ids| ids.sort_unstable());
+        self
     }
 
     /// The highest lead id on the service: the baseline of a new run.

@@ -36,9 +36,7 @@ impl Collector {
                 }
             }
             let listed_at = doubt::now_ms();
-            let leads = self.client.list_leads().await.map_err(CollectError::LeadList)?;
-            let index = LeadIndex::new(&leads);
-            drop(leads);
+            let index = LeadIndex::load(&self.client).await.map_err(CollectError::LeadList)?;
             for row in std::mem::take(&mut self.in_doubt) {
                 if let Some(waiting) = self.decide(&index, listed_at, row)? {
                     self.in_doubt.push(waiting);

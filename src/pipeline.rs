@@ -268,12 +268,19 @@ async fn prepare_send(
     // Locked before the journal and the lead list are read: a run that starts while another
     // finishes must not work from the view the other had.
     let lock = RunLock::acquire(&path)?;
-    let listed_at = crate::push::now_ms();
-    let index = LeadIndex::load(client).await.map_err(PipelineError::Leads)?;
-    let header = run_header(opts, plan, source, service, account, index.max_id(), client)?;
     let reading = std::time::Instant::now();
-    let (journal, recovered) =
-        journal::open_run(lock, header.clone(), push.on_change, push.restart)?;
+    // The baseline is set below, for a new run; a resumed run keeps its own.
+    let header = run_header(opts, plan, source, service, account, 0, client)?;
+    let opening = journal::Opening::read(lock, &header, push.on_change, push.restart)?;
+    let listed_at = crate::push::now_ms();
+    let index = if needs_lead_list(&opening, push.skip_existing) {
+        LeadIndex::load(client).await.map_err(PipelineError::Leads)?
+    } else {
+        tracing::info!("lead list not read: the run resumes with no row in doubt");
+        LeadIndex::default()
+    };
+    let header = journal::RunHeader { baseline_lead_id: index.max_id(), ..header };
+    let (journal, recovered) = opening.start(header.clone())?;
     let identity = recovered.header.clone().unwrap_or(header);
     tracing::info!(
         journal = %path.display(),
@@ -304,6 +311,17 @@ async fn prepare_send(
         source: opts.location.clone(),
         identity,
     })
+}
+
+/// The service's leads are needed for a new run's baseline (its highest lead id), to settle
+/// rows an earlier run left in doubt, and for `--skip-existing`. Resuming a run with none of
+/// these skips the list: against a service that holds a million leads, reading it is most of
+/// a resume's time and memory.
+fn needs_lead_list(opening: &journal::Opening, skip_existing: bool) -> bool {
+    match opening {
+        journal::Opening::New(_) => true,
+        journal::Opening::Resume(resumed) => skip_existing || resumed.1.in_doubt() > 0,
+    }
 }
 
 /// The journal of this run: the one named, or one per source, sheet, service and account.

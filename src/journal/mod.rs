@@ -342,34 +342,64 @@ pub fn open_run(
     on_change: OnChange,
     restart: bool,
 ) -> Result<(Journal, Recovered), JournalError> {
-    let path = lock.journal().to_path_buf();
-    if restart {
-        return Ok((Journal::create(lock, &header)?, Recovered::default()));
+    Opening::read(lock, &header, on_change, restart)?.start(header)
+}
+
+/// A run's journal, read under its lock: the run it continues, or a new run to start. Split
+/// from writing a new header because a new run's header holds the service's highest lead id,
+/// which only a new run needs to ask for.
+pub enum Opening {
+    /// The same run: it goes on where it stopped (boxed: a journal's buffer is large).
+    Resume(Box<(Journal, Recovered)>),
+    /// A new run; [`Opening::start`] writes its header.
+    New(RunLock),
+}
+
+impl Opening {
+    /// Reads the journal and decides whether `header` (whose baseline is not compared)
+    /// continues it.
+    pub fn read(
+        lock: RunLock,
+        header: &RunHeader,
+        on_change: OnChange,
+        restart: bool,
+    ) -> Result<Opening, JournalError> {
+        let path = lock.journal().to_path_buf();
+        if restart {
+            return Ok(Opening::New(lock));
+        }
+        let recovered = match Journal::recover(&path) {
+            // An old-format journal of a finished run holds nothing to resume.
+            Err(JournalError::Version { newer: false, .. }) if old_run_finished(&path) => {
+                return Ok(Opening::New(lock));
+            }
+            other => other?,
+        };
+        let Some(old) = &recovered.header else { return Ok(Opening::New(lock)) };
+        if old.service != header.service || old.account != header.account {
+            // Resuming another service's run would mark rows as sent that this service never saw.
+            let service = old.service.clone();
+            return Err(JournalError::OtherService { path: path.display().to_string(), service });
+        }
+        match header.differs_from(old) {
+            None => {
+                let journal = Journal::append(lock, &recovered)?;
+                Ok(Opening::Resume(Box::new((journal, recovered))))
+            }
+            Some(what) if on_change == OnChange::Refuse && !recovered.finished => {
+                Err(JournalError::Changed { what, path: path.display().to_string() })
+            }
+            Some(_) => Ok(Opening::New(lock)),
+        }
     }
-    let recovered = match Journal::recover(&path) {
-        // An old-format journal of a finished run holds nothing to resume.
-        Err(JournalError::Version { newer: false, .. }) if old_run_finished(&path) => {
-            Recovered::default()
+
+    /// The journal to write to, and what an earlier run of it settled. A new run's journal
+    /// starts with `header`; a resumed one keeps its own.
+    pub fn start(self, header: RunHeader) -> Result<(Journal, Recovered), JournalError> {
+        match self {
+            Opening::Resume(resumed) => Ok(*resumed),
+            Opening::New(lock) => Ok((Journal::create(lock, &header)?, Recovered::default())),
         }
-        other => other?,
-    };
-    let Some(old) = &recovered.header else {
-        return Ok((Journal::create(lock, &header)?, Recovered::default()));
-    };
-    if old.service != header.service || old.account != header.account {
-        // Resuming another service's run would mark rows as sent that this service never saw.
-        let service = old.service.clone();
-        return Err(JournalError::OtherService { path: path.display().to_string(), service });
-    }
-    match header.differs_from(old) {
-        None => {
-            let journal = Journal::append(lock, &recovered)?;
-            Ok((journal, recovered))
-        }
-        Some(what) if on_change == OnChange::Refuse && !recovered.finished => {
-            Err(JournalError::Changed { what, path: path.display().to_string() })
-        }
-        Some(_) => Ok((Journal::create(lock, &header)?, Recovered::default())),
     }
 }
 

@@ -228,6 +228,30 @@ fn sigkill_at_any_point_then_rerun_gives_exactly_once() {
     }
 }
 
+/// A rerun of a run that settled every row but was cut off before its `finished` line does
+/// not read the lead list, which against a service holding a million leads is most of a
+/// resume: nothing is in doubt and a resumed run keeps its own baseline. It still ends exactly
+/// once, and `--skip-existing` does read the list.
+#[test]
+fn a_resume_with_nothing_in_doubt_does_not_read_the_lead_list() {
+    let sb = TestSandbox::start();
+    let run = Run::new(&sb, 30, false);
+    let (_, first) = run.cli(&sb, &["-v"]).expect_code(3);
+    assert!(!first.contains("lead list not read"), "a new run needs its baseline:\n{first}");
+    let journal = only_journal(&run.dir.join("state"));
+    let lines = std::fs::read_to_string(&journal).unwrap();
+    let (settled, finished) = lines.trim_end().rsplit_once('\n').unwrap();
+    assert!(finished.contains("\"finished\""), "{finished}");
+    std::fs::write(&journal, format!("{settled}\n")).unwrap();
+    let (_, resumed) = run.cli(&sb, &["-v"]).expect_code(3);
+    assert!(resumed.contains("lead list not read"), "{resumed}");
+    assert_exactly_once(&sb, 30, false);
+    std::fs::write(&journal, format!("{settled}\n")).unwrap();
+    let (_, skipping) = run.cli(&sb, &["-v", "--skip-existing"]).expect_code(3);
+    assert!(!skipping.contains("lead list not read"), "{skipping}");
+    assert_exactly_once(&sb, 30, false);
+}
+
 /// Waits (bounded) until the run's journal holds `n` attempts; returns how many it holds.
 fn wait_for_attempts(state: &Path, n: u64) -> u64 {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);

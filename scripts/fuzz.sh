@@ -99,14 +99,17 @@ fuzz_loop() {
 }
 
 # Inputs that once crashed, kept in fuzz/regressions/<target>/: each must now run cleanly.
-# One process each, under the memory limit, since some crashed by taking the process down.
+# One process each, under the memory limit and a time limit (one of them was a hang), in the
+# scratch folder removed on exit, since some crashed by taking the process down.
 echo "== replaying fuzz/regressions"
 regressions=0
 for file in "$repo"/fuzz/regressions/*/*; do
   [ -f "$file" ] || continue
   target=$(basename "$(dirname "$file")")
   # The braces keep bash's own "Aborted" notice out of the output.
-  if ! { (ulimit -v $((memory_mb * 1024)) && "$tool" replay "$target" "$file") >/dev/null 2>&1; } 2>/dev/null; then
+  mkdir -p "$scratch_root/replay"
+  if ! { (ulimit -v $((memory_mb * 1024)) && LEADSYNC_FUZZ_SCRATCH=$scratch_root/replay \
+      timeout -s KILL 60 "$tool" replay "$target" "$file") >/dev/null 2>&1; } 2>/dev/null; then
     echo "still crashes: $target ${file#"$repo"/}"
     regressions=$((regressions + 1))
   fi

@@ -25,3 +25,32 @@ fn return_freed_memory_sooner() {
     // before any other thread exists; no pointer crosses the call.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MI_OPTION_PURGE_DELAY;
+
+    const PROBE: &str = "LEADSYNC_PROBE_MIMALLOC_OPTION";
+
+    /// The option index is a bare number: a mimalloc that renumbered its options would have the
+    /// binary set some other option without a word. mimalloc reads `MIMALLOC_PURGE_DELAY` at
+    /// start-up, so a child run of this test with it set must read it back at that index.
+    #[test]
+    #[allow(unsafe_code)]
+    fn the_option_set_is_mimallocs_purge_delay() {
+        if std::env::var_os(PROBE).is_some() {
+            // SAFETY: reads one integer option; no pointer crosses the call.
+            let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+            println!("option={value}");
+            return;
+        }
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "tests::the_option_set_is_mimallocs_purge_delay", "--nocapture"])
+            .env(PROBE, "1")
+            .env("MIMALLOC_PURGE_DELAY", "4321")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains("option=4321"), "{stdout}");
+    }
+}

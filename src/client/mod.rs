@@ -128,12 +128,12 @@ impl Client {
 
     /// Operation 2: the user's outbound assistants (summary records, not paginated).
     pub async fn outbound_assistants(&self) -> Result<Vec<OutboundAssistant>, ClientError> {
-        decode_all(self.outbound_assistants_raw().await?, "user/assistants/outbound")
+        self.list_of("user/assistants/outbound", "assistants").await
     }
 
-    /// Operation 2 as the service sent the records, in any list shape (see [`Client::list_raw`]).
+    /// Operation 2 as the service sent the records, in any list shape (see [`Client::list_of`]).
     pub async fn outbound_assistants_raw(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_raw("user/assistants/outbound", "assistants").await
+        self.list_of("user/assistants/outbound", "assistants").await
     }
 
     /// Operation 3: creates a lead and its secondary contacts. A success must carry the new
@@ -165,13 +165,11 @@ impl Client {
     /// Operation 4: every lead of the user. Accepts a bare array, `{"leads": [...]}` and a page
     /// envelope (whose pages it walks), since the service has been seen answering all three.
     pub async fn list_leads(&self) -> Result<Vec<Lead>, ClientError> {
-        let mut leads = Vec::new();
-        self.for_each_lead(|lead| leads.push(lead)).await?;
-        Ok(leads)
+        self.list_of("user/leads", "leads").await
     }
 
     /// Operation 4, one lead at a time: memory holds one answer's text, never the whole list
-    /// decoded (see [`Client::list_raw`] for the shapes).
+    /// decoded (see [`Client::list_of`] for the shapes).
     pub async fn for_each_lead(&self, mut take: impl FnMut(Lead)) -> Result<(), ClientError> {
         let path = "user/leads";
         self.walk_list(path, "leads", |record| {
@@ -181,19 +179,19 @@ impl Client {
         .await
     }
 
-    /// Operation 4 as the service sent the records, in any list shape (see [`Client::list_raw`]).
+    /// Operation 4 as the service sent the records, in any list shape (see [`Client::list_of`]).
     pub async fn list_leads_raw(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_raw("user/leads", "leads").await
+        self.list_of("user/leads", "leads").await
     }
 
     /// Operation 5: the user's campaigns.
     pub async fn list_campaigns(&self) -> Result<Vec<Campaign>, ClientError> {
-        decode_all(self.list_campaigns_raw().await?, "user/campaigns")
+        self.list_of("user/campaigns", "campaigns").await
     }
 
-    /// Operation 5 as the service sent the records, in any list shape (see [`Client::list_raw`]).
+    /// Operation 5 as the service sent the records, in any list shape (see [`Client::list_of`]).
     pub async fn list_campaigns_raw(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_raw("user/campaigns", "campaigns").await
+        self.list_of("user/campaigns", "campaigns").await
     }
 
     /// Every record of the list at `path`, whose records may sit under `resource` (`leads`,
@@ -207,7 +205,11 @@ impl Client {
     /// our own base URL: a service behind a proxy often names an internal host there, and the
     /// token must never go to a host the service names. A walk that repeats itself or never
     /// ends is a [`ClientError::BadBody`] rather than a hang (see [`PageWalk`]).
-    async fn list_raw(&self, path: &str, resource: &str) -> Result<Vec<Value>, ClientError> {
+    async fn list_of<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        resource: &str,
+    ) -> Result<Vec<T>, ClientError> {
         let mut items = Vec::new();
         self.walk_list(path, resource, |record| {
             items.push(decode_raw(record, path)?);
@@ -218,7 +220,7 @@ impl Client {
     }
 
     /// Hands every record of the list at `path` to `take`, page by page, as the service wrote
-    /// it (see [`Client::list_raw`]).
+    /// it (see [`Client::list_of`]).
     async fn walk_list(
         &self,
         path: &str,
@@ -230,7 +232,7 @@ impl Client {
         loop {
             let pairs: Vec<(&str, String)> =
                 query.iter().map(|(key, value)| (key.as_str(), value.clone())).collect();
-            let body = self.get_bytes(path, &pairs).await?;
+            let (_, body) = self.get_bytes(path, &pairs).await?;
             let page = list::list_page(&body, resource, path)?;
             let next = walk.step(&page)?;
             page.items.iter().try_for_each(|record| take(record))?;
@@ -261,16 +263,16 @@ impl Client {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Value, ClientError> {
-        let bytes = self.get_bytes(path, query).await?;
-        parse_json(StatusCode::OK, path, &bytes)
+        let (status, bytes) = self.get_bytes(path, query).await?;
+        parse_json(status, path, &bytes)
     }
 
-    /// A GET of `path` as the body's bytes, retried as [`Client::get_raw`] says.
+    /// A GET of `path`: its success status and body, retried as [`Client::get_raw`] says.
     async fn get_bytes(
         &self,
         path: &str,
         query: &[(&str, String)],
-    ) -> Result<bytes::Bytes, ClientError> {
+    ) -> Result<(StatusCode, bytes::Bytes), ClientError> {
         let mut attempt = 0;
         loop {
             match self.send_bytes(Method::GET, path, query, None).await {
@@ -295,19 +297,19 @@ impl Client {
         query: &[(&str, String)],
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
-        let bytes = self.send_bytes(method, path, query, body).await?;
-        parse_json(StatusCode::OK, path, &bytes)
+        let (status, bytes) = self.send_bytes(method, path, query, body).await?;
+        parse_json(status, path, &bytes)
     }
 
-    /// A request whose answer is a success, as its body's bytes; any other answer is the error
-    /// it means.
+    /// A request whose answer is a success: its status and body's bytes. Any other answer is
+    /// the error it means.
     async fn send_bytes(
         &self,
         method: Method,
         path: &str,
         query: &[(&str, String)],
         body: Option<&Value>,
-    ) -> Result<bytes::Bytes, ClientError> {
+    ) -> Result<(StatusCode, bytes::Bytes), ClientError> {
         let url = self.config.base_url.join(path).map_err(|e| ClientError::Connect {
             url: format!("{}{path}", self.config.base_url),
             reason: e.to_string(),
@@ -328,7 +330,7 @@ impl Client {
         let headers = response.headers().clone();
         let bytes = response.bytes().await.map_err(|e| self.transport_error(e, &url, path))?;
         if status.is_success() {
-            return Ok(bytes);
+            return Ok((status, bytes));
         }
         Err(status_error(status, &headers, path, &bytes))
     }

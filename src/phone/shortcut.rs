@@ -12,7 +12,7 @@
 //! kept: anything else goes the long way, so problems are still named by the parser. The
 //! tests compare both ways on seeded random numbers of every calling code.
 
-use rlibphonenumber::{PHONE_NUMBER_UTIL, PhoneNumber};
+use rlibphonenumber::PhoneNumber;
 
 use super::{PhoneParser, Reading, Valid, judge, prefixes};
 
@@ -35,8 +35,8 @@ pub(super) fn read(digits: &str, parser: &PhoneParser) -> Option<Valid> {
 
 /// `4915112345678` after a `+`: the country code, then the national number.
 fn read_international(digits: &str) -> Option<PhoneNumber> {
-    let (country_code, national) = split_country_code(digits)?;
-    plain_number(country_code, national, prefixes::national_prefix_digits(country_code)?)
+    let (country_code, refused_first, national) = split_country_code(digits)?;
+    plain_number(country_code, national, refused_first)
 }
 
 /// `015112345678` in a region whose only national prefix is `0`.
@@ -49,15 +49,17 @@ fn read_national(digits: &str, parser: &PhoneParser) -> Option<PhoneNumber> {
 }
 
 /// The first 1 to 3 digits that are a calling code, as libphonenumber's
-/// `extract_country_code` finds them (a leading `0` is none).
-fn split_country_code(digits: &str) -> Option<(i32, &str)> {
+/// `extract_country_code` finds them (a leading `0` is none), with the digits a national
+/// number after it must not start with. The prefix table holds every calling code the
+/// metadata knows (its test says so), so it answers both.
+fn split_country_code(digits: &str) -> Option<(i32, u16, &str)> {
     if digits.starts_with('0') {
         return None;
     }
     (1..=MAX_COUNTRY_CODE_DIGITS).find_map(|width| {
         let code: i32 = digits.get(..width)?.parse().ok()?;
-        PHONE_NUMBER_UTIL.get_region_for_country_code(code)?;
-        Some((code, &digits[width..]))
+        let refused_first = prefixes::national_prefix_digits(code)?;
+        Some((code, refused_first, &digits[width..]))
     })
 }
 
@@ -84,6 +86,7 @@ mod tests {
     use super::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
+    use rlibphonenumber::PHONE_NUMBER_UTIL;
 
     /// What the long way makes of `digits`, in the shortcut's terms.
     fn long_way(digits: &str, parser: &PhoneParser) -> Option<Valid> {

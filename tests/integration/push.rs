@@ -252,6 +252,36 @@ fn a_resume_with_nothing_in_doubt_does_not_read_the_lead_list() {
     assert_exactly_once(&sb, 30, false);
 }
 
+/// A row an earlier run left in doubt whose write did commit, with its commit deadline long
+/// past: the resume must find its lead on the list it reads at start-up and settle it as
+/// created. Without that list the row would look missing after its deadline and be sent twice.
+#[test]
+fn a_resume_settles_a_committed_row_in_doubt_from_the_lead_list() {
+    let sb = TestSandbox::start();
+    let run = Run::new(&sb, 30, false);
+    run.cli(&sb, &[]).expect_code(3);
+    let journal = only_journal(&run.dir.join("state"));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert!(lines.pop().unwrap().contains("\"finished\""));
+    let created = lines
+        .iter()
+        .position(|l| l.contains("\"outcome\"") && l.contains("\"created\""))
+        .expect("a created row");
+    let outcome = json(&lines[created]);
+    lines[created] = serde_json::json!({"event": "outcome", "row": outcome["row"],
+        "status": "in_doubt", "fp": outcome["fp"], "commit_by": 1})
+    .to_string();
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    let (_, resumed) = run.cli(&sb, &["-v"]).expect_code(3);
+    assert!(!resumed.contains("lead list not read"), "{resumed}");
+    assert_exactly_once(&sb, 30, false);
+    let row = outcome["row"].as_u64().unwrap();
+    let report = run.report();
+    let settled = report["rows"].as_array().unwrap().iter().find(|r| r["row"] == row).unwrap();
+    assert_eq!(settled["status"], "created", "{settled}");
+}
+
 /// Waits (bounded) until the run's journal holds `n` attempts; returns how many it holds.
 fn wait_for_attempts(state: &Path, n: u64) -> u64 {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);

@@ -195,6 +195,11 @@ PY
   # be made up), with its `finished` line taken off: an interrupted run that settled every row.
   "$bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 \
     --concurrency 16 --allow-duplicates -q >/dev/null 2>&1 || true
+  # Only a run that finished may lose its finished line: anything else would time another resume.
+  if ! tail -1 "$journal" | grep -q '"event":"finished"'; then
+    echo "the million-row push did not finish; its journal ends: $(tail -c 200 "$journal")" >&2
+    exit 1
+  fi
   sed -i '$ d' "$journal"
   cp "$journal" "$journal.open"
   "$bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates 2> "$work/resume.log" >/dev/null || true

@@ -1,10 +1,11 @@
 //! Lead ids already claimed by rows of a journal, so reconciliation never gives one lead to two
 //! rows. The ids an earlier run recorded are a sorted `Vec` (8 bytes an id: a resumed
-//! million-row run holds a million), the few this run claims a set beside it.
+//! million-row run holds a million); the ids this run claims or creates, a set beside it, so a
+//! fresh run's set grows with what it sends and only a resume's earlier ids are compact.
 
 use std::collections::HashSet;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Claimed {
     /// Read from the journal; sorted once reading is done.
     earlier: Vec<u64>,

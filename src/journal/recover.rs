@@ -62,9 +62,7 @@ impl Recovered {
             line.clear();
             let read = reader.read_until(b'\n', &mut line).map_err(|e| io_err(path, e))?;
             if read == 0 {
-                recovered.rows.settle();
-                recovered.claimed.settle();
-                return Ok(recovered);
+                return Ok(recovered.settled());
             }
             number += 1;
             let complete = line.last() == Some(&b'\n');
@@ -74,14 +72,20 @@ impl Recovered {
                 // newline, because a line's newline is the last byte written.
                 Err(_) if !complete && number > 1 => {
                     recovered.torn_at = Some(offset);
-                    recovered.rows.settle();
-                    recovered.claimed.settle();
-                    return Ok(recovered);
+                    return Ok(recovered.settled());
                 }
                 Err(e) => return Err(e),
             }
             offset += read as u64;
         }
+    }
+
+    /// Reading is done, whichever way the journal ended: row states and claimed ids are
+    /// sorted for lookup.
+    fn settled(mut self) -> Recovered {
+        self.rows.settle();
+        self.claimed.settle();
+        self
     }
 
     fn take_line(&mut self, line: &[u8], number: u64, path: &Path) -> Result<(), JournalError> {

@@ -63,6 +63,32 @@ fn rows_are_done_in_doubt_or_retried() {
     assert!(r.claimed.contains(&41) && !r.finished);
 }
 
+/// Ids are recorded in journal order, not sorted, and a lookup must find each whichever way
+/// the journal ends: at a clean end of file or at a torn last line.
+#[test]
+fn claimed_ids_out_of_order_are_found_after_either_ending() {
+    for torn in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let mut journal = start(&path);
+        let ids = [41, 7, 19, 3, 88];
+        for (row, id) in (2..).zip(ids) {
+            journal.outcome(&outcome(row, Final::Created, Some(id))).unwrap();
+        }
+        journal.sync().unwrap();
+        drop(journal);
+        if torn {
+            append_raw(&path, br#"{"event":"outcome","row":9,"sta"#);
+        }
+        let r = Journal::recover(&path).unwrap();
+        assert_eq!(r.torn_at.is_some(), torn);
+        for id in ids {
+            assert!(r.claimed.contains(&id), "id {id} (torn: {torn})");
+        }
+        assert!(!r.claimed.contains(&8) && !r.claimed.contains(&42));
+    }
+}
+
 #[test]
 fn a_torn_last_line_is_cut_off_before_appending() {
     let dir = tempfile::tempdir().unwrap();

@@ -146,11 +146,20 @@ mod tests {
             }
             vars.insert_named("v1", "again");
             map.insert("v1".to_string(), "again".to_string());
+            // The last name came in after the index was built (past the limit): it must be in
+            // the index too, or setting it again would add a second entry.
+            let last = format!("v{}", count - 1);
+            vars.insert_named(&last, "last again");
+            map.insert(last.clone(), "last again".to_string());
             let ours: Vec<(String, String)> =
                 vars.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
             let theirs: Vec<(String, String)> = map.into_iter().collect();
             assert_eq!(ours, theirs, "{count} variables");
             assert_eq!(vars.get("v1"), Some("again"));
+            assert_eq!(vars.get(&last), Some("last again"));
+            for i in 2..count - 1 {
+                assert_eq!(vars.get(&format!("v{i}")), Some(i.to_string().as_str()));
+            }
             assert_eq!(vars.get("missing"), None);
         }
     }
@@ -161,6 +170,7 @@ mod tests {
         let ba: Variables = [("b", "2"), ("a", "1")].into_iter().collect();
         assert_eq!(ab, ba);
         assert_ne!(ab, [("a", "1")].into_iter().collect::<Variables>());
+        assert_ne!(ab, [("a", "1"), ("b", "3")].into_iter().collect::<Variables>());
         assert_eq!(serde_json::to_string(&ba).unwrap(), r#"{"b":"2","a":"1"}"#);
     }
 }

@@ -8,6 +8,7 @@
 //! `PhoneParser` is `Copy`; the metadata behind it is a process-wide static that every thread
 //! shares.
 
+mod kind;
 mod prefixes;
 mod shortcut;
 
@@ -181,11 +182,7 @@ impl PhoneParser {
 /// Valid means "of a known type in its own region": the same test as
 /// `is_valid_number_for_region`, keeping the type it finds.
 fn judge(number: PhoneNumber) -> Reading {
-    let region = PHONE_NUMBER_UTIL.get_region_for_number(&number);
-    let kind = match region {
-        Some(_) => PHONE_NUMBER_UTIL.get_number_type(&number),
-        None => PhoneNumberType::Unknown,
-    };
+    let (region, kind) = kind::region_and_type(&number);
     if kind == PhoneNumberType::Unknown || e164_digits(&number) > E164_MAX_DIGITS {
         return Reading::Invalid(number);
     }

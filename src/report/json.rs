@@ -17,10 +17,13 @@ pub(crate) struct JsonWriter {
     out: Staged,
     rows: Staged,
     any_rows: bool,
-    /// One row's JSON: serde writes a row in dozens of small pieces, which cost more through
-    /// the file's writer than building the row in memory and writing it once.
-    row: Vec<u8>,
+    /// Rows' JSON (`json_row`) gathered in memory and handed to the file in large writes,
+    /// which pass the file's buffer by: each byte is copied once on its way to the kernel.
+    pending: Vec<u8>,
 }
+
+/// How many bytes of rows are gathered before they are written.
+const PENDING_BYTES: usize = 256 * 1024;
 
 impl JsonWriter {
     pub(crate) fn create(path: &Path) -> Result<JsonWriter, ReportError> {
@@ -28,7 +31,7 @@ impl JsonWriter {
             out: Staged::create(path, "part")?,
             rows: Staged::create(path, "rows")?,
             any_rows: false,
-            row: Vec::with_capacity(1024),
+            pending: Vec::with_capacity(PENDING_BYTES + 4096),
         })
     }
 }
@@ -37,17 +40,18 @@ impl ReportWriter for JsonWriter {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
         let separator = if self.any_rows { ",\n    " } else { "\n    " };
         self.any_rows = true;
-        self.row.clear();
-        self.row.extend_from_slice(separator.as_bytes());
-        serde_json::to_writer(&mut self.row, row).map_err(|err| ReportError::Write {
-            path: self.rows.target().to_path_buf(),
-            source: err.into(),
-        })?;
-        self.rows.put(&self.row)
+        self.pending.extend_from_slice(separator.as_bytes());
+        super::json_row::write_row(&mut self.pending, row);
+        if self.pending.len() >= PENDING_BYTES {
+            self.rows.put(&self.pending)?;
+            self.pending.clear();
+        }
+        Ok(())
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let JsonWriter { mut out, rows, any_rows, .. } = *self;
+        let JsonWriter { mut out, mut rows, any_rows, pending } = *self;
+        rows.put(&pending)?;
         out.put("{\n  \"summary\": ")?;
         put_json(&mut out, summary)?;
         out.put(",\n  \"run\": ")?;

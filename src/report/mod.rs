@@ -11,6 +11,7 @@ mod csv;
 mod error;
 mod html;
 mod json;
+mod json_row;
 pub mod model;
 mod run_summary;
 mod staged;

@@ -332,20 +332,12 @@ mod tests {
                 numbers.push(number(code, &national(&mut rng, start, len)));
             }
         }
-        for region in PHONE_NUMBER_UTIL.get_supported_regions() {
-            for kind in PHONE_NUMBER_UTIL.get_supported_types_for_region(region).unwrap_or_default()
-            {
-                let Ok(example) =
-                    PHONE_NUMBER_UTIL.get_example_number_for_type_and_region(region, kind)
-                else {
-                    continue;
-                };
-                let nsn = rlibphonenumber::get_national_significant_number_owned(&example);
-                for tail in 0..6 {
-                    let cut = nsn.len().saturating_sub(tail % 4);
-                    let national = national(&mut rng, &nsn[..cut], tail);
-                    numbers.push(number(example.country_code, &national));
-                }
+        for (_, example) in super::super::example_numbers() {
+            let nsn = rlibphonenumber::get_national_significant_number_owned(&example);
+            for tail in 0..6 {
+                let cut = nsn.len().saturating_sub(tail % 4);
+                let national = national(&mut rng, &nsn[..cut], tail);
+                numbers.push(number(example.country_code, &national));
             }
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();

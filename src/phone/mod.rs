@@ -527,6 +527,19 @@ fn extension_at(rest: &str) -> Option<&str> {
     (!ext.is_empty() && ext.len() <= 7 && tail_ok).then_some(ext)
 }
 
+/// libphonenumber's example number of every type of every region, with the region: valid
+/// numbers of every shape the metadata knows, for the tests that compare with libphonenumber.
+#[cfg(test)]
+fn example_numbers() -> impl Iterator<Item = (Region, PhoneNumber)> {
+    PHONE_NUMBER_UTIL.get_supported_regions().flat_map(|region| {
+        let kinds = PHONE_NUMBER_UTIL.get_supported_types_for_region(region).unwrap_or_default();
+        kinds.into_iter().filter_map(move |kind| {
+            let example = PHONE_NUMBER_UTIL.get_example_number_for_type_and_region(region, kind);
+            example.ok().map(|number| (region, number))
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -777,15 +790,7 @@ mod tests {
     #[test]
     fn e164_is_what_libphonenumber_formats() {
         use rlibphonenumber::PhoneNumberFormat;
-        let mut numbers = Vec::new();
-        for region in PHONE_NUMBER_UTIL.get_supported_regions() {
-            for kind in PHONE_NUMBER_UTIL.get_supported_types_for_region(region).unwrap_or_default()
-            {
-                numbers.extend(
-                    PHONE_NUMBER_UTIL.get_example_number_for_type_and_region(region, kind).ok(),
-                );
-            }
-        }
+        let mut numbers: Vec<PhoneNumber> = example_numbers().map(|(_, number)| number).collect();
         let parser = PhoneParser::new("IT").unwrap();
         for raw in ["+39 02 1234 5678", "+39 0001 234567", "+390612345678", "+225 27 12 345 678"] {
             numbers.push(parser.read_with_parser(clean(raw).unwrap().digits.as_str()).map_or_else(

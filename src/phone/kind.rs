@@ -43,6 +43,8 @@ pub(super) fn region_and_type(number: &PhoneNumber) -> (Option<Region>, PhoneNum
             .map_or(PhoneNumberType::Unknown, |p| p.type_of(national));
         return (Some(region), kind);
     }
+    // A shared calling code's regions are all geographic (`World` is alone under its codes), so
+    // the lookup finds each region's own metadata, as `get_region_for_number` does.
     for region in regions {
         let Some(patterns) = patterns_of(region, number.country_code) else {
             return (None, PhoneNumberType::Unknown);
@@ -198,7 +200,8 @@ fn build_dfa(pattern: &str) -> Option<Box<dense::DFA<Vec<u32>>>> {
         .map(Box::new)
 }
 
-/// libphonenumber keeps a shorter text than `^(?:)$` as no pattern and compiles "" instead.
+/// libphonenumber compiles a text shorter than `^(?:)$` as the empty pattern, which matches every
+/// number; so does the DFA built from "".
 const MIN_WRAPPED_LEN: usize = 6;
 
 /// The whole-number form of a wrapped pattern, as `RegexTriplets::anchor_full` compiles it.

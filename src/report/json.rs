@@ -18,7 +18,8 @@ pub(crate) struct JsonWriter {
     rows: Staged,
     any_rows: bool,
     /// Rows' JSON (`json_row`) gathered in memory and handed to the file in large writes,
-    /// which pass the file's buffer by: each byte is copied once on its way to the kernel.
+    /// which pass the file's buffer by: each byte is copied once on its way to the kernel. A
+    /// failed write (a full disk) is found when the next 256 KiB are written, or at `finish`.
     pending: Vec<u8>,
 }
 

@@ -169,8 +169,11 @@ mod tests {
     /// DEL, multi-byte characters (U+2028 too, which serde_json leaves alone) and plain runs
     /// long enough to cross the eight-byte words.
     fn text(rng: &mut StdRng) -> String {
-        const PIECES: [&str; 12] =
-            ["\"", "\\", "\u{7f}", "é", "日本", "🙂", "\u{2028}", "a", "0151 123", "/", "<", " "];
+        // ¢, Ü and ܐ hold bytes 0xA2, 0x9C and 0xDC: `"`, `\` and below 0x20 but for the high bit.
+        const PIECES: [&str; 15] = [
+            "\"", "\\", "\u{7f}", "é", "日本", "🙂", "\u{2028}", "a", "0151 123", "/", "<", " ",
+            "¢", "Ü", "ܐ",
+        ];
         let len = rng.random_range(0..24);
         (0..len)
             .map(|_| match rng.random_range(0..4) {

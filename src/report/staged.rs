@@ -69,13 +69,24 @@ impl Staged {
                 io::copy(file, dest)?;
                 return Ok(());
             }
-            let target = dest.get_ref().try_clone()?;
+            // Without a second handle the copy is simply made and synced at the end.
+            let Ok(target) = dest.get_ref().try_clone() else {
+                io::copy(file, dest)?;
+                return Ok(());
+            };
             let copied = AtomicBool::new(false);
             std::thread::scope(|scope| {
-                scope.spawn(|| write_back_until(&target, &copied));
+                let writer = std::thread::Builder::new()
+                    .spawn_scoped(scope, || write_back_until(&target, &copied));
                 let result = io::copy(file, dest.get_mut());
                 copied.store(true, Ordering::Relaxed);
-                result
+                // The kernel reports a failed write-back to one sync of the file only: when
+                // the helper's sync gets it, the final one would not, so it is returned here.
+                let written_back = match writer {
+                    Ok(writer) => writer.join().unwrap_or(Ok(())),
+                    Err(_) => Ok(()),
+                };
+                result.and(written_back)
             })?;
             Ok(())
         };
@@ -121,15 +132,14 @@ impl Drop for Staged {
 const WRITE_BACK_WHILE_COPYING: u64 = 16 * 1024 * 1024;
 
 /// Syncs `file` until `done`: each sync starts writing what the copy has added since the last.
-/// A failed sync is left to the `sync_all` in `persist`, which reports it.
-fn write_back_until(file: &File, done: &AtomicBool) {
+/// The first failure ends it and is the caller's to report.
+fn write_back_until(file: &File, done: &AtomicBool) -> io::Result<()> {
     while !done.load(Ordering::Relaxed) {
-        if file.sync_data().is_err() {
-            return;
-        }
+        file.sync_data()?;
         // Nothing written since the last sync returns at once: no need to spin.
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
+    Ok(())
 }
 
 fn temp_path(target: &Path, role: &str) -> PathBuf {

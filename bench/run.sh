@@ -6,6 +6,8 @@
 #                           200k and 1M rows; the cost of a JSON report; the report identity check
 #   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal
+#   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
+#                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
 # The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
 #
@@ -152,6 +154,31 @@ bench_report() {
   identity_check
 }
 
+# This build (A) against the binary $1 (B), alternating A B A B $pairs times: dry runs of the
+# shared 200k and 1M files, then the 1M file with a JSON report. Medians, ranges, B/A ratios.
+bench_versus() {
+  local other=$1
+  [ -x "$other" ] || { echo "usage: bench/run.sh versus path/to/other/leadsync" >&2; exit 2; }
+  [ -f "$work/shared_200k.csv" ] || python3 "$shared/gen_leads.py" --rows 200000 --out "$work/shared_200k.csv"
+  [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
+  echo "== this build (A) against $other (B), alternating, $pairs pairs, medians"
+  local rows file report
+  for run in "200000 shared_200k.csv" "1000000 shared_1m.csv" "1000000 shared_1m.csv report"; do
+    read -r rows file report <<< "$run"
+    local a="$work/versus_a" b="$work/versus_b" args=(--dry-run --offline -q)
+    [ -n "$report" ] && args+=(--report "$work/versus.json")
+    : > "$a"; : > "$b"
+    for _ in $(seq "$pairs"); do
+      sample "$a" "$bin" import "$work/$file" "${args[@]}"
+      sample "$b" "$other" import "$work/$file" "${args[@]}"
+    done
+    printf '%s rows%s:\n' "$rows" "${report:+, with a JSON report}"
+    side "this" "$a" "$rows"
+    side "other" "$b" "$rows"
+    ratio "other/this" "$a" "$b"
+  done
+}
+
 # Starts a release sandbox with extra flags; sets $sandbox_pid and $base_url.
 start_sandbox() {
   "$bin" sandbox --port 0 -q "$@" > "$work/sandbox.out" 2>/dev/null &
@@ -214,7 +241,8 @@ case $what in
   report) bench_report ;;
   push) bench_push ;;
   suppress) bash bench/suppress.sh ;;
+  versus) bench_versus "${2:-}" ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;
-  *) echo "usage: bench/run.sh [import|report|push|suppress|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|push|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
 esac
 exit "$status"

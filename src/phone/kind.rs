@@ -6,9 +6,9 @@
 //! cache per thread (20–300 KiB each, 10 MiB of a dry run's peak) and hands it out through a
 //! pool that only the first thread to search gets cheaply; every other checking thread takes
 //! the pool's locked slow path (8% of a dry run's CPU). Here each pattern is compiled once into
-//! a dense DFA, a plain table that every thread walks with no cache and no lock: all regions
-//! of the metadata build in about 65 ms and 1.9 MB, and only the regions a sheet uses are
-//! built. A number of a shared calling code (+1, +7) is also typed once, where
+//! a dense DFA, a plain table that every thread walks with no cache and no lock: the whole
+//! metadata is 1,433 DFAs and 1.9 MB, built in about 0.1 s, and only the regions a sheet uses
+//! are built. A number of a shared calling code (+1, +7) is also typed once, where
 //! `get_region_for_number` types it for each region in turn and `get_number_type` then types
 //! it again.
 //!

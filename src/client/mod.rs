@@ -170,13 +170,8 @@ impl Client {
 
     /// Operation 4, one lead at a time: memory holds one answer's text, never the whole list
     /// decoded (see [`Client::list_of`] for the shapes).
-    pub async fn for_each_lead(&self, mut take: impl FnMut(Lead)) -> Result<(), ClientError> {
-        let path = "user/leads";
-        self.walk_list(path, "leads", |record| {
-            take(decode_raw(record, path)?);
-            Ok(())
-        })
-        .await
+    pub async fn for_each_lead(&self, take: impl FnMut(Lead)) -> Result<(), ClientError> {
+        self.for_each_of("user/leads", "leads", take).await
     }
 
     /// Operation 4 as the service sent the records, in any list shape (see [`Client::list_of`]).
@@ -211,12 +206,23 @@ impl Client {
         resource: &str,
     ) -> Result<Vec<T>, ClientError> {
         let mut items = Vec::new();
+        self.for_each_of(path, resource, |item| items.push(item)).await?;
+        Ok(items)
+    }
+
+    /// Hands every record of the list at `path` to `take`, decoded, one at a time (see
+    /// [`Client::list_of`] for the shapes).
+    async fn for_each_of<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        resource: &str,
+        mut take: impl FnMut(T),
+    ) -> Result<(), ClientError> {
         self.walk_list(path, resource, |record| {
-            items.push(decode_raw(record, path)?);
+            take(decode_raw(record, path)?);
             Ok(())
         })
-        .await?;
-        Ok(items)
+        .await
     }
 
     /// Hands every record of the list at `path` to `take`, page by page, as the service wrote
@@ -369,12 +375,7 @@ impl AssistantPages<'_> {
 }
 
 fn decode<T: DeserializeOwned>(value: Value, path: &str) -> Result<T, ClientError> {
-    serde_json::from_value(value.clone()).map_err(|e| ClientError::BadBody {
-        status: 200,
-        path: path.to_string(),
-        detail: e.to_string(),
-        snippet: snippet(value.to_string().as_bytes()),
-    })
+    T::deserialize(&value).map_err(|e| bad_record(path, &e, value.to_string().as_bytes()))
 }
 
 fn decode_all<T: DeserializeOwned>(items: Vec<Value>, path: &str) -> Result<Vec<T>, ClientError> {
@@ -383,12 +384,17 @@ fn decode_all<T: DeserializeOwned>(items: Vec<Value>, path: &str) -> Result<Vec<
 
 /// One record of a list, as the service wrote it, decoded.
 fn decode_raw<T: DeserializeOwned>(record: &RawValue, path: &str) -> Result<T, ClientError> {
-    serde_json::from_str(record.get()).map_err(|e| ClientError::BadBody {
+    serde_json::from_str(record.get()).map_err(|e| bad_record(path, &e, record.get().as_bytes()))
+}
+
+/// A record of a successful answer that is not the record the interface describes.
+fn bad_record(path: &str, error: &serde_json::Error, record: &[u8]) -> ClientError {
+    ClientError::BadBody {
         status: 200,
         path: path.to_string(),
-        detail: e.to_string(),
-        snippet: snippet(record.get().as_bytes()),
-    })
+        detail: error.to_string(),
+        snippet: snippet(record),
+    }
 }
 
 fn parse_json(status: StatusCode, path: &str, bytes: &[u8]) -> Result<Value, ClientError> {

@@ -333,21 +333,10 @@ pub fn default_path(dir: &Path, source: &str, sheet: Option<&str>, parts: &[&str
     dir.join(format!("{}-{}.jsonl", stem.unwrap_or_default(), &key[..16]))
 }
 
-/// Opens the journal guarded by `lock` for a run described by `header`: resumes the run
-/// recorded there when it is the same (same rows read the same way, same mapping), or starts a
-/// new one. The caller took the lock before reading anything the run depends on.
-pub fn open_run(
-    lock: RunLock,
-    header: RunHeader,
-    on_change: OnChange,
-    restart: bool,
-) -> Result<(Journal, Recovered), JournalError> {
-    Opening::read(lock, &header, on_change, restart)?.start(header)
-}
-
-/// A run's journal, read under its lock: the run it continues, or a new run to start. Split
-/// from writing a new header because a new run's header holds the service's highest lead id,
-/// which only a new run needs to ask for.
+/// A run's journal, read under its lock (taken before anything the run depends on is read):
+/// the run recorded there when it is the same (same rows read the same way, same mapping), or
+/// a new run to start. Split from writing a new header because a new run's header holds the
+/// service's highest lead id, which only a new run needs to ask for.
 pub enum Opening {
     /// The same run: it goes on where it stopped (boxed: a journal's buffer is large).
     Resume(Box<(Journal, Recovered)>),

@@ -66,34 +66,13 @@ struct NationalNumber {
 
 impl NationalNumber {
     fn of(number: &PhoneNumber) -> NationalNumber {
-        let mut out = NationalNumber { bytes: [0; 30], len: 0 };
-        if number.italian_leading_zero() {
-            // libphonenumber's `number_of_leading_zeros_safe_for_formatting`.
-            let zeros = usize::try_from(number.number_of_leading_zeros()).unwrap_or(0).min(10);
-            for _ in 0..zeros {
-                out.push(b'0');
-            }
-        }
-        let mut digits = [0u8; 20];
-        let mut n = number.national_number;
-        let mut count = 0;
-        loop {
-            digits[count] = b'0' + (n % 10) as u8;
-            count += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        for &d in digits[..count].iter().rev() {
-            out.push(d);
-        }
+        // libphonenumber writes at most ten zeros (`number_of_leading_zeros_safe_for_formatting`).
+        let zeros = super::leading_zeros(number).min(10);
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(number.national_number).as_bytes();
+        let mut out = NationalNumber { bytes: [b'0'; 30], len: zeros + digits.len() };
+        out.bytes[zeros..out.len].copy_from_slice(digits);
         out
-    }
-
-    fn push(&mut self, byte: u8) {
-        self.bytes[self.len] = byte;
-        self.len += 1;
     }
 
     fn as_str(&self) -> &str {
@@ -214,13 +193,16 @@ fn start(wrapped: &str) -> &str {
     if wrapped.len() >= MIN_WRAPPED_LEN { &wrapped[..wrapped.len() - 1] } else { "" }
 }
 
-/// Every thread's regions, built once: the address of a region's metadata names it.
-static BUILT: LazyLock<Mutex<HashMap<usize, &'static RegionPatterns>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// A region's patterns by region and calling code (the calling code tells `World`'s
+/// non-geographic entities apart); `None` where the metadata has no such region.
+type Built = HashMap<(Region, i32), Option<&'static RegionPatterns>>;
+
+/// Every thread's regions, built once.
+static BUILT: LazyLock<Mutex<Built>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 thread_local! {
-    /// The regions this thread has looked up, so that a lookup takes no lock.
-    static SEEN: RefCell<HashMap<usize, &'static RegionPatterns>> = RefCell::new(HashMap::new());
+    /// The regions this thread has looked up, so that a number costs one lookup and no lock.
+    static SEEN: RefCell<Built> = RefCell::new(HashMap::new());
 }
 
 /// The description types are the crate's private names: macros reach their fields.
@@ -268,17 +250,19 @@ macro_rules! region_patterns {
 
 /// The patterns of `region` (`World`: of the non-geographic `country_code`).
 fn patterns_of(region: Region, country_code: i32) -> Option<&'static RegionPatterns> {
-    let util = PHONE_NUMBER_UTIL.as_original();
-    let metadata = util.get_metadata_for_region_or_calling_code(country_code, region)?;
-    let key = std::ptr::from_ref(metadata).addr();
-    Some(SEEN.with_borrow_mut(|seen| {
-        *seen.entry(key).or_insert_with(|| {
-            let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-            // Leaked on purpose: a region is built once and used until the process ends, and
-            // there are fewer than 300 of them.
-            *built.entry(key).or_insert_with(|| Box::leak(Box::new(region_patterns!(metadata))))
-        })
-    }))
+    let key = (region, country_code);
+    SEEN.with_borrow_mut(|seen| *seen.entry(key).or_insert_with(|| build(key)))
+}
+
+fn build((region, country_code): (Region, i32)) -> Option<&'static RegionPatterns> {
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    *built.entry((region, country_code)).or_insert_with(|| {
+        let util = PHONE_NUMBER_UTIL.as_original();
+        let metadata = util.get_metadata_for_region_or_calling_code(country_code, region)?;
+        // Leaked on purpose: a region is built once and used until the process ends, and
+        // there are fewer than 300 of them.
+        Some(&*Box::leak(Box::new(region_patterns!(metadata))))
+    })
 }
 
 #[cfg(test)]

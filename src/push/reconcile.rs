@@ -39,6 +39,7 @@ pub enum Found {
 }
 
 impl LeadIndex {
+    #[cfg(test)]
     pub fn new(leads: &[Lead]) -> LeadIndex {
         let mut index = LeadIndex::default();
         leads.iter().for_each(|lead| index.add(lead));

@@ -53,10 +53,6 @@ impl Staged {
     }
 
     /// Appends everything written to `scratch` so far, then lets `scratch` delete itself.
-    ///
-    /// A big copy is written back to disk while it is made: a helper thread syncs the target
-    /// over and over, so the `sync_all` in `persist` finds little left to wait for. Measured on
-    /// a 317 MB report, copy and final sync took 0.31 s one after the other and 0.23 s this way.
     pub(crate) fn append(&mut self, scratch: Staged) -> Result<(), ReportError> {
         let mut scratch = scratch;
         let copy = |dest: &mut BufWriter<File>, src: &mut BufWriter<File>| -> io::Result<()> {
@@ -66,29 +62,9 @@ impl Staged {
             let size = file.stream_position()?;
             file.seek(SeekFrom::Start(0))?;
             if size < WRITE_BACK_WHILE_COPYING {
-                io::copy(file, dest)?;
-                return Ok(());
+                return io::copy(file, dest).map(drop);
             }
-            // Without a second handle the copy is simply made and synced at the end.
-            let Ok(target) = dest.get_ref().try_clone() else {
-                io::copy(file, dest)?;
-                return Ok(());
-            };
-            let copied = AtomicBool::new(false);
-            std::thread::scope(|scope| {
-                let writer = std::thread::Builder::new()
-                    .spawn_scoped(scope, || write_back_until(&target, &copied));
-                let result = io::copy(file, dest.get_mut());
-                copied.store(true, Ordering::Relaxed);
-                // The kernel reports a failed write-back to one sync of the file only: when
-                // the helper's sync gets it, the final one would not, so it is returned here.
-                let written_back = match writer {
-                    Ok(writer) => writer.join().unwrap_or(Ok(())),
-                    Err(_) => Ok(()),
-                };
-                result.and(written_back)
-            })?;
-            Ok(())
+            copy_writing_back(file, dest.get_mut())
         };
         copy(&mut self.out, &mut scratch.out).map_err(ReportError::write(&self.target))
     }
@@ -131,6 +107,27 @@ impl Drop for Staged {
 /// Copies of at least this many bytes are written back while they are made (`append`).
 const WRITE_BACK_WHILE_COPYING: u64 = 16 * 1024 * 1024;
 
+/// Copies `src` to the end of `dest` while a helper thread syncs `dest` over and over, so the
+/// `sync_all` in `persist` finds little left to wait for. `strace -T` of a 1M-row report: copy
+/// and final sync took 0.29–0.33 s one after the other and 0.20–0.25 s this way. Without a
+/// second handle or a thread the copy is simply made, and synced at the end.
+fn copy_writing_back(src: &mut File, dest: &mut File) -> io::Result<()> {
+    let Ok(target) = dest.try_clone() else {
+        return io::copy(src, dest).map(drop);
+    };
+    let copied = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let writer =
+            std::thread::Builder::new().spawn_scoped(scope, || write_back_until(&target, &copied));
+        let result = io::copy(src, dest);
+        copied.store(true, Ordering::Relaxed);
+        // The kernel reports a failed write-back to one sync of the file only: when the
+        // helper's sync gets it, the final one would not, so it is returned here.
+        let written_back = writer.map_or(Ok(()), |writer| writer.join().unwrap_or(Ok(())));
+        result.and(written_back)
+    })
+}
+
 /// Syncs `file` until `done`: each sync starts writing what the copy has added since the last.
 /// The first failure ends it and is the caller's to report.
 fn write_back_until(file: &File, done: &AtomicBool) -> io::Result<()> {
@@ -154,14 +151,21 @@ fn temp_path(target: &Path, role: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::Staged;
+    use std::path::PathBuf;
 
-    #[test]
-    fn appears_under_the_target_name_only_when_persisted() {
+    /// A report target in a fresh folder, its file with `head\n` written, and a scratch file.
+    fn head_and_scratch() -> (tempfile::TempDir, PathBuf, Staged, Staged) {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("r.txt");
         let mut staged = Staged::create(&target, "part").unwrap();
         staged.put("head\n").unwrap();
-        let mut scratch = Staged::create(&target, "rows").unwrap();
+        let scratch = Staged::create(&target, "rows").unwrap();
+        (dir, target, staged, scratch)
+    }
+
+    #[test]
+    fn appears_under_the_target_name_only_when_persisted() {
+        let (dir, target, mut staged, mut scratch) = head_and_scratch();
         scratch.put("row 1\nrow 2\n").unwrap();
         staged.append(scratch).unwrap();
         assert!(!target.exists());
@@ -173,11 +177,7 @@ mod tests {
     /// Past `WRITE_BACK_WHILE_COPYING` the copy runs beside the thread that writes it back.
     #[test]
     fn a_big_scratch_is_appended_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("r.txt");
-        let mut staged = Staged::create(&target, "part").unwrap();
-        staged.put("head\n").unwrap();
-        let mut scratch = Staged::create(&target, "rows").unwrap();
+        let (dir, target, mut staged, mut scratch) = head_and_scratch();
         let line: Vec<u8> = (0..=255u8).cycle().take(4099).collect();
         let lines = usize::try_from(super::WRITE_BACK_WHILE_COPYING).unwrap() / line.len() + 10;
         for _ in 0..lines {

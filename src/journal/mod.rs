@@ -333,6 +333,17 @@ pub fn default_path(dir: &Path, source: &str, sheet: Option<&str>, parts: &[&str
     dir.join(format!("{}-{}.jsonl", stem.unwrap_or_default(), &key[..16]))
 }
 
+/// Reads the journal under `lock` and starts the run described by `header` in one step, its
+/// baseline already known (the journal's tests and the fuzz harness open runs this way).
+pub fn open_run(
+    lock: RunLock,
+    header: RunHeader,
+    on_change: OnChange,
+    restart: bool,
+) -> Result<(Journal, Recovered), JournalError> {
+    Opening::read(lock, &header, on_change, restart)?.start(header)
+}
+
 /// A run's journal, read under its lock (taken before anything the run depends on is read):
 /// the run recorded there when it is the same (same rows read the same way, same mapping), or
 /// a new run to start. Split from writing a new header because a new run's header holds the

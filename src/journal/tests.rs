@@ -2,17 +2,6 @@ use std::io::Write;
 
 use super::*;
 
-/// Reads the journal under `lock` and starts the run, as the pipeline does with a baseline
-/// already known.
-fn open_run(
-    lock: RunLock,
-    header: RunHeader,
-    on_change: OnChange,
-    restart: bool,
-) -> Result<(Journal, Recovered), JournalError> {
-    Opening::read(lock, &header, on_change, restart)?.start(header)
-}
-
 fn header() -> RunHeader {
     RunHeader {
         event: "run".into(),

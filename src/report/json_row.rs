@@ -262,6 +262,18 @@ mod tests {
         }
     }
 
+    /// Clean strings of every length up to five words: whole words and every remainder.
+    #[test]
+    fn clean_strings_of_every_length() {
+        let alphabet: String = ('a'..='z').chain('A'..='Z').collect();
+        for len in 0..=40 {
+            let text = &alphabet[..len];
+            let mut out = b"x".to_vec();
+            write_str(&mut out, text);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x\"{text}\""), "length {len}");
+        }
+    }
+
     /// Throughput against serde_json on the same random rows, alternating, printed:
     /// `cargo test --release --lib bench_json_rows -- --ignored --nocapture`.
     #[test]

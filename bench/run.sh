@@ -27,6 +27,11 @@ shared=$root/../shared/bench
 status=0
 
 data() { [ -f "$work/$2" ] || "$gen" "$1" "$work/$2"; }
+# The shared generator's file of $1 rows named $2, made once (more generator flags after).
+shared_data() {
+  local rows=$1 file=$2; shift 2
+  [ -f "$work/$file" ] || python3 "$shared/gen_leads.py" --rows "$rows" "$@" --out "$work/$file"
+}
 
 # Runs a command, prints its wall time and peak memory.
 measure() {
@@ -85,7 +90,7 @@ have_python() { [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbe
 # leadsync A, Python B, alternating, $pairs times, on the shared generator's file of $1 rows.
 against_python() {
   local rows=$1 file=$2
-  [ -f "$work/$file" ] || python3 "$shared/gen_leads.py" --rows "$rows" --out "$work/$file"
+  shared_data "$rows" "$file"
   local a="$work/pairs_ls_$rows" b="$work/pairs_py_$rows"
   : > "$a"; : > "$b"
   for _ in $(seq "$pairs"); do
@@ -131,7 +136,7 @@ bench_import() {
   fi
   bench_report
   echo "== XLSX, 100k rows from the shared generator (one pair)"
-  [ -f "$work/shared_100k.xlsx" ] || python3 "$shared/gen_leads.py" --rows 100000 --format xlsx --out "$work/shared_100k.xlsx"
+  shared_data 100000 shared_100k.xlsx --format xlsx
   measure "leadsync: 100k-row XLSX" "$bin" import "$work/shared_100k.xlsx" --dry-run --offline -q
   if have_python; then
     measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_rejects_x.json"
@@ -140,13 +145,14 @@ bench_import() {
 
 # The JSON report's cost and the identity check (leadsync alone: about a minute).
 bench_report() {
-  [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
+  shared_data 1000000 shared_1m.csv
   echo "== what a JSON report of every row costs, 1M rows (no report, replaced report, new report, ...)"
   # A new report costs the writing alone. Replacing one also makes the kernel free the last
   # run's 317 MB, as `rm` would; the first pair replaces the report of a warm-up run.
   local a="$work/pairs_noreport" b="$work/pairs_report_new" c="$work/pairs_report"
   : > "$a"; : > "$b"; : > "$c"
-  [ -f "$work/r1m.json" ] || "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json" >/dev/null 2>&1 || true
+  [ -f "$work/r1m.json" ] ||
+    "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json" >/dev/null 2>&1 || true
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q
     sample "$c" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json"
@@ -169,8 +175,8 @@ bench_report() {
 bench_versus() {
   local other=$1
   [ -x "$other" ] || { echo "usage: bench/run.sh versus path/to/other/leadsync" >&2; exit 2; }
-  [ -f "$work/shared_200k.csv" ] || python3 "$shared/gen_leads.py" --rows 200000 --out "$work/shared_200k.csv"
-  [ -f "$work/shared_1m.csv" ] || python3 "$shared/gen_leads.py" --rows 1000000 --out "$work/shared_1m.csv"
+  shared_data 200000 shared_200k.csv
+  shared_data 1000000 shared_1m.csv
   echo "== this build (A) against $other (B), alternating, $pairs pairs, medians"
   local rows file report
   for run in "200000 shared_200k.csv" "1000000 shared_1m.csv" "1000000 shared_1m.csv report"; do

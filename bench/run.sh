@@ -184,10 +184,14 @@ bench_versus() {
     local a="$work/versus_a" b="$work/versus_b" args=(--dry-run --offline -q)
     [ -n "$report" ] && args+=(--report "$work/versus.json")
     : > "$a"; : > "$b"
+    # Each report is a new file, written after the disk has settled, as in bench_report.
     for _ in $(seq "$pairs"); do
+      [ -n "$report" ] && { rm -f "$work/versus.json"; sync; }
       sample "$a" "$bin" import "$work/$file" "${args[@]}"
+      [ -n "$report" ] && { rm -f "$work/versus.json"; sync; }
       sample "$b" "$other" import "$work/$file" "${args[@]}"
     done
+    rm -f "$work/versus.json"
     printf '%s rows%s:\n' "$rows" "${report:+, with a JSON report}"
     side "this" "$a" "$rows"
     side "other" "$b" "$rows"

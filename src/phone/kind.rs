@@ -373,6 +373,23 @@ mod tests {
         }
     }
 
+    /// A pattern the DFA builder refuses (look-around) is answered by libphonenumber's own
+    /// compiled pattern, handed in as the fallback, and not by an empty or absent pattern.
+    #[test]
+    fn a_pattern_the_dfa_builder_refuses_falls_back_to_libphonenumber() {
+        let refused = Pattern::new(Some("^(?:(?=12)\\d{4})$"), |text| text == "1234");
+        assert!(matches!(refused, Pattern::Shared(_)));
+        assert!(refused.is_match("1234"));
+        assert!(!refused.is_match("5678"));
+        let built = Pattern::new(Some("^(?:12\\d{2})$"), |_| false);
+        assert!(matches!(built, Pattern::Dfa(_)));
+        assert!(built.is_match("1234") && !built.is_match("5678"));
+        assert!(
+            !Pattern::new(None, |_| true).is_match("1234"),
+            "an absent pattern matches nothing"
+        );
+    }
+
     /// Every pattern of the metadata compiles to a DFA, so none falls back to the shared
     /// regexes this module exists to avoid.
     #[test]

@@ -9,6 +9,8 @@
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
+# OLD_BIN=path/to/leadsync (import, report, push): an earlier build measured in the same rounds,
+# for before/after figures from one run.
 # The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
 #
 # Identity: the 1M-row JSON report (timestamps blanked) must hash to bench/report_1m.sha256,
@@ -88,19 +90,25 @@ ratio() {
 have_python() { [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; }
 
 # leadsync A, Python B, alternating, $pairs times, on the shared generator's file of $1 rows.
+# With OLD_BIN=path/to/leadsync, that binary runs third in each round (A O B A O B ...), for a
+# before/after table from one run.
 against_python() {
   local rows=$1 file=$2
   shared_data "$rows" "$file"
-  local a="$work/pairs_ls_$rows" b="$work/pairs_py_$rows"
-  : > "$a"; : > "$b"
+  local a="$work/pairs_ls_$rows" b="$work/pairs_py_$rows" o="$work/pairs_old_$rows"
+  : > "$a"; : > "$b"; : > "$o"
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/$file" --dry-run --offline -q
+    [ -n "${OLD_BIN:-}" ] && sample "$o" "$OLD_BIN" import "$work/$file" --dry-run --offline -q
     sample "$b" python3 "$shared/py_baseline.py" "$work/$file" --report "$work/py_rejects.json"
   done
   printf '%s rows (%s), %s pairs, medians:\n' "$rows" "$file" "$pairs"
   side leadsync "$a" "$rows"
+  [ -n "${OLD_BIN:-}" ] && side before "$o" "$rows"
   side python "$b" "$rows"
   ratio ratio "$a" "$b"
+  [ -n "${OLD_BIN:-}" ] && ratio "before" "$o" "$b"
+  return 0
 }
 
 # The 1M-row JSON report with its timestamps blanked, hashed. Runs in $work so the report's
@@ -153,6 +161,8 @@ bench_report() {
   : > "$a"; : > "$b"; : > "$c"
   [ -f "$work/r1m.json" ] ||
     "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json" >/dev/null 2>&1 || true
+  local oa="$work/pairs_old_noreport" ob="$work/pairs_old_report_new"
+  : > "$oa"; : > "$ob"
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q
     sample "$c" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json"
@@ -160,6 +170,12 @@ bench_report() {
     rm -f "$work/r1m_new.json"; sync
     sample "$b" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m_new.json"
     sync
+    if [ -n "${OLD_BIN:-}" ]; then
+      sample "$oa" "$OLD_BIN" import "$work/shared_1m.csv" --dry-run --offline -q
+      rm -f "$work/r1m_new.json"; sync
+      sample "$ob" "$OLD_BIN" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m_new.json"
+      sync
+    fi
   done
   rm -f "$work/r1m_new.json"
   side "no report" "$a" 1000000
@@ -167,6 +183,12 @@ bench_report() {
   side "replaced" "$c" 1000000
   ratio "new report" "$a" "$b"
   ratio "replaced" "$a" "$c"
+  if [ -n "${OLD_BIN:-}" ]; then
+    echo "  before ($OLD_BIN):"
+    side "no report" "$oa" 1000000
+    side "new report" "$ob" 1000000
+    ratio "new report" "$oa" "$ob"
+  fi
   identity_check
 }
 
@@ -235,12 +257,21 @@ PY
 
   echo "== resume start-up on a journal of 1,000,000 rows"
   data 1000000 leads_1m.csv
+  resume_startup "$bin" "this build"
+  [ -n "${OLD_BIN:-}" ] && resume_startup "$OLD_BIN" "before"
+  return 0
+}
+
+# Start-up of a resumed run on a 1M-row journal that binary $1 wrote itself: its log's timings,
+# and the whole run's wall time and peak memory. Each binary gets a sandbox of its own, since a
+# resume that reads the lead list reads every lead the sandbox holds.
+resume_startup() {
+  local run_bin=$1 label=$2 journal="$work/resume.jsonl"
   start_sandbox
-  local journal="$work/resume.jsonl"
   rm -f "$journal" "$journal.lock"
   # A real million-row run (journal lines carry each row's content fingerprint, so they cannot
   # be made up), with its `finished` line taken off: an interrupted run that settled every row.
-  "$bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 \
+  "$run_bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 \
     --concurrency 16 --allow-duplicates -q >/dev/null 2>&1 || true
   # Only a run that finished may lose its finished line: anything else would time another resume.
   if ! tail -1 "$journal" | grep -q '"event":"finished"'; then
@@ -249,10 +280,11 @@ PY
   fi
   sed -i '$ d' "$journal"
   cp "$journal" "$journal.open"
-  "$bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates 2> "$work/resume.log" >/dev/null || true
+  "$run_bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates 2> "$work/resume.log" >/dev/null || true
   grep -E 'journal opened|ready to send' "$work/resume.log" | sed 's/^[^ ]* *INFO *//' || true
   cp "$journal.open" "$journal"
-  measure "whole resumed run (1M rows, nothing to send)" "$bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates -q
+  measure "$label: whole resumed run (1M rows, nothing to send)" "$run_bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates -q
+  rm -f "$journal.open"
   kill "$sandbox_pid"
 }
 

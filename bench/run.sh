@@ -27,6 +27,9 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/leadsync"
 gen="${CARGO_TARGET_DIR:-$root/target}/release/examples/gen_leads"
 shared=$root/../shared/bench
 status=0
+if [ -n "${OLD_BIN:-}" ] && [ ! -x "$OLD_BIN" ]; then
+  echo "OLD_BIN=$OLD_BIN is not an executable leadsync" >&2; exit 2
+fi
 
 data() { [ -f "$work/$2" ] || "$gen" "$1" "$work/$2"; }
 # The shared generator's file of $1 rows named $2, made once (more generator flags after).
@@ -57,6 +60,17 @@ sample() {
     echo "failed ($code): $*" >&2; cat "$work/stderr.txt" >&2; exit 1
   fi
   tail -1 "$work/time.txt" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' >> "$out"
+}
+
+# Like `sample`, for a run that writes the JSON report $2 as a new file (none when $2 is empty):
+# the last one is removed and the disk settles before and after (a run right after a report was
+# up to 0.6 s slower).
+sample_new_report() {
+  local out=$1 report=$2; shift 2
+  [ -z "$report" ] && { sample "$out" "$@"; return; }
+  rm -f "$report"; sync
+  sample "$out" "$@" --report "$report"
+  sync
 }
 
 # "median min max" of column $2 of file $1.
@@ -99,16 +113,19 @@ against_python() {
   : > "$a"; : > "$b"; : > "$o"
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/$file" --dry-run --offline -q
-    [ -n "${OLD_BIN:-}" ] && sample "$o" "$OLD_BIN" import "$work/$file" --dry-run --offline -q
+    if [ -n "${OLD_BIN:-}" ]; then
+      sample "$o" "$OLD_BIN" import "$work/$file" --dry-run --offline -q
+    fi
     sample "$b" python3 "$shared/py_baseline.py" "$work/$file" --report "$work/py_rejects.json"
   done
   printf '%s rows (%s), %s pairs, medians:\n' "$rows" "$file" "$pairs"
   side leadsync "$a" "$rows"
-  [ -n "${OLD_BIN:-}" ] && side before "$o" "$rows"
   side python "$b" "$rows"
   ratio ratio "$a" "$b"
-  [ -n "${OLD_BIN:-}" ] && ratio "before" "$o" "$b"
-  return 0
+  if [ -n "${OLD_BIN:-}" ]; then
+    side before "$o" "$rows"
+    ratio "before" "$o" "$b"
+  fi
 }
 
 # The 1M-row JSON report with its timestamps blanked, hashed. Runs in $work so the report's
@@ -166,15 +183,10 @@ bench_report() {
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q
     sample "$c" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m.json"
-    # The disk settles after each report: a run right after one was up to 0.6 s slower.
-    rm -f "$work/r1m_new.json"; sync
-    sample "$b" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m_new.json"
-    sync
+    sample_new_report "$b" "$work/r1m_new.json" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q
     if [ -n "${OLD_BIN:-}" ]; then
       sample "$oa" "$OLD_BIN" import "$work/shared_1m.csv" --dry-run --offline -q
-      rm -f "$work/r1m_new.json"; sync
-      sample "$ob" "$OLD_BIN" import "$work/shared_1m.csv" --dry-run --offline -q --report "$work/r1m_new.json"
-      sync
+      sample_new_report "$ob" "$work/r1m_new.json" "$OLD_BIN" import "$work/shared_1m.csv" --dry-run --offline -q
     fi
   done
   rm -f "$work/r1m_new.json"
@@ -203,15 +215,11 @@ bench_versus() {
   local rows file report
   for run in "200000 shared_200k.csv" "1000000 shared_1m.csv" "1000000 shared_1m.csv report"; do
     read -r rows file report <<< "$run"
-    local a="$work/versus_a" b="$work/versus_b" args=(--dry-run --offline -q)
-    [ -n "$report" ] && args+=(--report "$work/versus.json")
+    local a="$work/versus_a" b="$work/versus_b" report_file=${report:+$work/versus.json}
     : > "$a"; : > "$b"
-    # Each report is a new file, written after the disk has settled, as in bench_report.
     for _ in $(seq "$pairs"); do
-      [ -n "$report" ] && { rm -f "$work/versus.json"; sync; }
-      sample "$a" "$bin" import "$work/$file" "${args[@]}"
-      [ -n "$report" ] && { rm -f "$work/versus.json"; sync; }
-      sample "$b" "$other" import "$work/$file" "${args[@]}"
+      sample_new_report "$a" "$report_file" "$bin" import "$work/$file" --dry-run --offline -q
+      sample_new_report "$b" "$report_file" "$other" import "$work/$file" --dry-run --offline -q
     done
     rm -f "$work/versus.json"
     printf '%s rows%s:\n' "$rows" "${report:+, with a JSON report}"
@@ -258,8 +266,9 @@ PY
   echo "== resume start-up on a journal of 1,000,000 rows"
   data 1000000 leads_1m.csv
   resume_startup "$bin" "this build"
-  [ -n "${OLD_BIN:-}" ] && resume_startup "$OLD_BIN" "before"
-  return 0
+  if [ -n "${OLD_BIN:-}" ]; then
+    resume_startup "$OLD_BIN" "before"
+  fi
 }
 
 # Start-up of a resumed run on a 1M-row journal that binary $1 wrote itself: its log's timings,

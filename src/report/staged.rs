@@ -192,6 +192,32 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary files remain");
     }
 
+    /// A write-back failure that only the helper's sync sees is returned by the copy (the
+    /// kernel reports it to one sync, so the final one would miss it). A pipe stands in for the
+    /// failing disk: the copy into it succeeds, and every sync of it fails (EINVAL).
+    #[test]
+    fn a_failure_only_the_write_back_helper_sees_is_returned() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
+        std::fs::write(dir.path().join("src"), &bytes).unwrap();
+        let mut src = std::fs::File::open(dir.path().join("src")).unwrap();
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let mut dest = std::fs::File::from(std::os::fd::OwnedFd::from(writer));
+        let drained = std::thread::spawn(move || {
+            // Nothing is read at first: the copy waits on the full pipe while the helper,
+            // started at once, syncs (and fails) during the wait.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let mut got = Vec::new();
+            reader.read_to_end(&mut got).map(|_| got)
+        });
+        let result = super::copy_writing_back(&mut src, &mut dest);
+        drop(dest);
+        assert!(drained.join().unwrap().unwrap() == bytes, "the copy itself is whole");
+        let error = result.expect_err("the helper's failed sync must be returned");
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
+    }
+
     #[test]
     fn a_dropped_file_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();

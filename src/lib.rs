@@ -13,6 +13,51 @@
 //! receives the service's notifications and `export` writes leads and notifications out to CSV
 //! and XLSX. `sandbox` is an independent implementation of the service for tests, demos and
 //! `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
+//!
+//! # Checking a sheet without a service
+//!
+//! [`pipeline::import`] runs what `leadsync import --dry-run --offline` runs: it reads a sheet,
+//! infers the mapping from its headers, normalizes every number and checks every row, with no
+//! service and no account (`client: None`), and writes the reports asked for.
+//!
+//! ```
+//! use std::sync::{Arc, atomic::AtomicBool};
+//!
+//! use leadsync::pipeline::{ImportOptions, import};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let sheet = dir.path().join("leads.csv");
+//! std::fs::write(
+//!     &sheet,
+//!     "Name,Phone,Campaign\n\
+//!      Ada,+49 151 23456789,Spring\n\
+//!      Bob,0151 CALL ME,Spring\n\
+//!      Cyd,+49 (0) 151 2345 6789,Spring\n",
+//! )?;
+//! let report = dir.path().join("check.json");
+//! let opts = ImportOptions {
+//!     path: sheet.clone(),
+//!     location: sheet.display().to_string(),
+//!     dry_run: true,
+//!     offline: true, // campaigns are not looked up
+//!     reports: vec![report.clone()],
+//!     ..Default::default()
+//! };
+//! let stop = Arc::new(AtomicBool::new(false)); // raised by Ctrl-C in the CLI
+//! let result = tokio::runtime::Runtime::new()?.block_on(import(&opts, None, stop))?;
+//!
+//! let summary = &result.outcome.summary;
+//! assert_eq!((summary.rows, summary.valid, summary.rejected, summary.duplicates), (3, 1, 1, 1));
+//!
+//! // The JSON report has one entry per row: its status, its E.164 number, what was wrong.
+//! let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report)?)?;
+//! let rows = report["rows"].as_array().unwrap();
+//! assert_eq!(rows[0]["phone"], "+4915123456789");
+//! assert_eq!(rows[1]["status"], "rejected");
+//! assert_eq!(rows[1]["errors"][0]["code"], "invalid_phone");
+//! assert_eq!(rows[2]["status"], "duplicate"); // the same number as the first row
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod source;
 pub mod phone;

@@ -2,7 +2,7 @@
 
 /// mimalloc instead of glibc's malloc: rows are built on the checking threads and freed on
 /// others, which glibc serves through locked arenas. A 200k-row dry run took 22% less CPU
-/// (README, "Benchmarks"). `no_thp` keeps it off transparent huge pages, which on a machine
+/// (commit c4bf73a). `no_thp` keeps it off transparent huge pages, which on a machine
 /// with THP `always` doubled peak memory (127 MiB instead of 67 MiB).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -11,7 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Milliseconds freed memory stays with mimalloc before it goes back to the system: mimalloc
 /// 3's default is 1000, its predecessor's 10. At 10 a 200k-row dry run peaks at 61-63 MiB
-/// instead of 66-68, at the same CPU (README, "Benchmarks").
+/// instead of 66-68, at the same CPU (commit efbb135).
 const PURGE_DELAY_MS: std::ffi::c_long = 10;
 
 fn main() -> std::process::ExitCode {

@@ -131,7 +131,7 @@ impl Client {
         self.list_of("user/assistants/outbound", "assistants").await
     }
 
-    /// Operation 2 as the service sent the records, in any list shape (see [`Client::list_of`]).
+    /// Operation 2 as the service sent the records, in any list shape (see `Client::list_of`).
     pub async fn outbound_assistants_raw(&self) -> Result<Vec<Value>, ClientError> {
         self.list_of("user/assistants/outbound", "assistants").await
     }
@@ -169,12 +169,12 @@ impl Client {
     }
 
     /// Operation 4, one lead at a time: memory holds one answer's text, never the whole list
-    /// decoded (see [`Client::list_of`] for the shapes).
+    /// decoded (see `Client::list_of` for the shapes).
     pub async fn for_each_lead(&self, take: impl FnMut(Lead)) -> Result<(), ClientError> {
         self.for_each_of("user/leads", "leads", take).await
     }
 
-    /// Operation 4 as the service sent the records, in any list shape (see [`Client::list_of`]).
+    /// Operation 4 as the service sent the records, in any list shape (see `Client::list_of`).
     pub async fn list_leads_raw(&self) -> Result<Vec<Value>, ClientError> {
         self.list_of("user/leads", "leads").await
     }
@@ -184,7 +184,7 @@ impl Client {
         self.list_of("user/campaigns", "campaigns").await
     }
 
-    /// Operation 5 as the service sent the records, in any list shape (see [`Client::list_of`]).
+    /// Operation 5 as the service sent the records, in any list shape (see `Client::list_of`).
     pub async fn list_campaigns_raw(&self) -> Result<Vec<Value>, ClientError> {
         self.list_of("user/campaigns", "campaigns").await
     }

@@ -93,7 +93,7 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
 fn write_guards(out: &mut String, file: &MappingFile) {
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let list = |items: &[String]| items.iter().map(|s| q(s)).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(out, "\n# Who may be called (README: \"Who gets called\").");
+    let _ = writeln!(out, "\n# Who may be called (docs/guide.md, \"Who gets called\").");
     let _ = writeln!(out, "# Each row's country, for numbers written without a country code.");
     match &file.region_column {
         Some(col) => writeln!(out, "region_column = {}", q(col)),

@@ -197,7 +197,8 @@ pub async fn import(
         Some(plan) => {
             if let Some(rows) = extent.estimated_rows() {
                 let settled = plan.recovered.done() as u64;
-                progress::announce_plan(opts.display, rows, settled, plan.config.rate);
+                let rate = plan.config.rate;
+                progress::announce_plan(opts.display, rows, settled, rate, plan.lead_key);
             }
             let collector = Collector::new(
                 client.expect("sending needs a client"),
@@ -253,7 +254,8 @@ async fn write_all(
 }
 
 /// Before the first row is sent: the run's lock, then the service's leads (for
-/// `--skip-existing`, the baseline and reconciliation) and the journal, resumed or new.
+/// `--skip-existing`, the baseline and reconciliation) and the journal, resumed or new. A new
+/// run that replaces a journal takes over the writes it left in doubt.
 async fn prepare_send(
     opts: &ImportOptions,
     push: &PushOptions,
@@ -263,24 +265,32 @@ async fn prepare_send(
 ) -> Result<SendPlan, PipelineError> {
     let preparing = std::time::Instant::now();
     let service = client.service_name();
-    let account = client.account_id(&push.state_dir).await?;
-    let path = journal_path(opts, push, source, &service, &account);
+    let mut accounts = client.account_names().await?;
+    let (path, legacy) = journal_path(opts, push, source, &service, &accounts, client).await?;
+    // A journal an older version named by a token's tag is this account's too.
+    accounts.extend(legacy);
     // Locked before the journal and the lead list are read: a run that starts while another
     // finishes must not work from the view the other had.
     let lock = RunLock::acquire(&path)?;
     let reading = std::time::Instant::now();
     // The baseline is set below, for a new run; a resumed run keeps its own.
-    let header = run_header(opts, plan, source, service, account, 0, client)?;
-    let opening = journal::Opening::read(lock, &header, push.on_change, push.restart)?;
+    let header = run_header(opts, plan, source, service, &accounts, 0, client)?;
+    let mut opening = journal::Opening::read(lock, &header, push.on_change, push.restart)?;
     let listed_at = crate::push::now_ms();
-    let index = if needs_lead_list(&opening, push.skip_existing) {
+    let carried = carried_doubts(&mut opening, &header, client, listed_at);
+    let index = if needs_lead_list(&opening, push.skip_existing) || !carried.is_empty() {
         LeadIndex::load(client).await.map_err(PipelineError::Leads)?
     } else {
         tracing::info!("lead list not read: the run resumes with no row in doubt");
         LeadIndex::default()
     };
     let header = journal::RunHeader { baseline_lead_id: index.max_id(), ..header };
-    let (journal, recovered) = opening.start(header.clone())?;
+    let (mut journal, mut recovered) = opening.start(header.clone())?;
+    if !carried.is_empty() {
+        tracing::info!(carried = carried.len(), "writes in doubt taken over from the run replaced");
+        journal.carry(&carried)?;
+        recovered.carried = carried.iter().map(|c| (c.key, *c)).collect();
+    }
     let identity = recovered.header.clone().unwrap_or(header);
     tracing::info!(
         journal = %path.display(),
@@ -291,9 +301,7 @@ async fn prepare_send(
     );
     let earlier = recovered.header.as_ref();
     let baseline = earlier.map_or(index.max_id(), |h| h.baseline_lead_id);
-    let earlier_timeout = earlier.map_or(client.timeout(), |h| {
-        client.timeout().max(std::time::Duration::from_millis(h.timeout_ms))
-    });
+    let earlier_window = crate::push::doubt_window(earlier_timeout(client, earlier));
     tracing::info!(
         elapsed_ms = preparing.elapsed().as_millis() as u64,
         "ready to send (lock, lead list, fingerprint, journal)"
@@ -304,12 +312,39 @@ async fn prepare_send(
         index: Arc::new(index),
         listed_at,
         baseline,
-        earlier_window: crate::push::doubt_window(earlier_timeout),
+        earlier_window,
         skip_existing: push.skip_existing,
         allow_duplicates: opts.allow_duplicates,
         config: push.config.clone(),
         source: opts.location.clone(),
+        location: absolute_location(&opts.location),
+        sheet: source.sheet.clone(),
+        lead_key: lead_key(opts),
+        timeout: client.timeout(),
         identity,
+    })
+}
+
+/// The writes in doubt of the journal a new run replaces (a changed sheet under `sync`, a
+/// restart, a new run after a finished one): carried into the new run until the lead list
+/// settles them.
+fn carried_doubts(
+    opening: &mut journal::Opening,
+    header: &RunHeader,
+    client: &Client,
+    listed_at: u64,
+) -> Vec<journal::CarriedDoubt> {
+    let journal::Opening::New(_, replaced) = opening else { return Vec::new() };
+    let Some(old) = replaced.take().filter(|old| old.of_run(header)) else { return Vec::new() };
+    let window = crate::push::doubt_window(earlier_timeout(client, old.header.as_ref()));
+    old.doubts_to_carry(listed_at, window)
+}
+
+/// The timeout to assume for an earlier run's attempts that did not record their own (older
+/// versions): the longer of this run's and the one its journal's first run had.
+fn earlier_timeout(client: &Client, earlier: Option<&RunHeader>) -> std::time::Duration {
+    earlier.map_or(client.timeout(), |h| {
+        client.timeout().max(std::time::Duration::from_millis(h.timeout_ms))
     })
 }
 
@@ -319,28 +354,54 @@ async fn prepare_send(
 /// a resume's time and memory.
 fn needs_lead_list(opening: &journal::Opening, skip_existing: bool) -> bool {
     match opening {
-        journal::Opening::New(_) => true,
+        journal::Opening::New(..) => true,
         journal::Opening::Resume(resumed) => skip_existing || resumed.1.in_doubt() > 0,
     }
 }
 
-/// The journal of this run: the one named, or one per source, sheet, service and account.
-fn journal_path(
+/// The journal of this run: the one named, or the one per source, sheet and service of this
+/// account (by any of its names), or the journal an older version kept for it under its one
+/// old name.
+async fn journal_path(
     opts: &ImportOptions,
     push: &PushOptions,
     source: &Source,
     service: &str,
-    account: &str,
-) -> PathBuf {
+    accounts: &[String],
+    client: &Client,
+) -> Result<(PathBuf, Option<String>), PipelineError> {
     if let Some(path) = &push.journal {
-        return path.clone();
+        return Ok((path.clone(), None));
     }
-    journal::default_path(
-        &push.state_dir.join(push.journal_folder),
-        &absolute_location(&opts.location),
-        source.sheet.as_deref(),
-        &[service, account, &push.run_key],
-    )
+    let dir = push.state_dir.join(push.journal_folder);
+    let location = absolute_location(&opts.location);
+    let sheet = source.sheet.as_deref();
+    let path = journal::account_path(&dir, &location, sheet, &[service, &push.run_key], accounts);
+    if path.exists() {
+        return Ok((path, None));
+    }
+    for legacy in legacy_account_names(push, accounts, client).await? {
+        let old = journal::default_path(&dir, &location, sheet, &[service, &legacy, &push.run_key]);
+        if old.exists() {
+            return Ok((old, Some(legacy)));
+        }
+    }
+    Ok((path, None))
+}
+
+/// The names older versions gave the account's journals: its user id, or a keyed hash of its
+/// token when the state folder holds the key (it was made only for such a journal).
+async fn legacy_account_names(
+    push: &PushOptions,
+    accounts: &[String],
+    client: &Client,
+) -> Result<Vec<String>, PipelineError> {
+    let mut names: Vec<String> =
+        accounts.iter().filter(|n| n.starts_with("user:")).cloned().collect();
+    if push.state_dir.join("account.key").exists() {
+        names.push(client.legacy_account_id(&push.state_dir).await?);
+    }
+    Ok(names)
 }
 
 /// Everything that decides which rows are read and what each sends, and where they go.
@@ -349,7 +410,7 @@ fn run_header(
     plan: &Plan,
     source: &Source,
     service: String,
-    account: String,
+    accounts: &[String],
     baseline_lead_id: u64,
     client: &Client,
 ) -> Result<RunHeader, PipelineError> {
@@ -368,11 +429,14 @@ fn run_header(
         source: opts.location.clone(),
         fingerprint,
         reading,
-        mapping: blake3::hash(format!("{plan:?}|{}", opts.allow_duplicates).as_bytes())
-            .to_hex()
-            .to_string(),
+        mapping: blake3::hash(
+            format!("{plan:?}|{}|{}", opts.allow_duplicates, lead_key_text(opts)).as_bytes(),
+        )
+        .to_hex()
+        .to_string(),
         service,
-        account,
+        account: accounts.first().cloned().unwrap_or_default(),
+        accounts: accounts.get(1..).unwrap_or_default().to_vec(),
         baseline_lead_id,
         allow_duplicates: opts.allow_duplicates,
         timeout_ms: u64::try_from(client.timeout().as_millis()).unwrap_or(u64::MAX),
@@ -380,12 +444,25 @@ fn run_header(
     })
 }
 
-/// A path made absolute, so `leads.csv` and `./leads.csv` share a journal; URLs as they are.
+/// A path made canonical (absolute, `..` and symbolic links resolved), so `leads.csv`,
+/// `sub/../leads.csv` and a link to it share a journal, a lock and their rows' keys; URLs as
+/// they are. A path that cannot be resolved is only made absolute.
 pub fn absolute_location(location: &str) -> String {
     if is_url(location) {
         return location.to_string();
     }
-    std::path::absolute(location).map_or_else(|_| location.to_string(), |p| p.display().to_string())
+    std::fs::canonicalize(location)
+        .or_else(|_| std::path::absolute(location))
+        .map_or_else(|_| location.to_string(), |p| p.display().to_string())
+}
+
+/// Whether leads go out with their own key: on unless the mapping says `lead_key = false`.
+pub fn lead_key(opts: &ImportOptions) -> bool {
+    opts.mapping.as_ref().and_then(|m| m.lead_key).unwrap_or(true)
+}
+
+fn lead_key_text(opts: &ImportOptions) -> &'static str {
+    if lead_key(opts) { "keyed" } else { "unkeyed" }
 }
 
 fn merged_mapping(opts: &ImportOptions) -> Result<Option<MappingFile>, PipelineError> {

@@ -84,11 +84,17 @@ pub fn watch(progress: Arc<Progress>, display: Display, context: Context) -> Wat
 }
 
 /// Before the first request: how many rows, at what pace, and so about how long.
-pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64) {
+pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64, lead_key: bool) {
     if display != Display::Hidden {
         eprintln!("{}", plan_line(rows, settled, rate));
+        if !lead_key {
+            eprintln!("{NO_LEAD_KEY}");
+        }
     }
 }
+
+/// Said when `lead_key = false`: what a run gives up without the key.
+pub const NO_LEAD_KEY: &str = "leads are sent without their own key (lead_key = false): rows are matched to leads by number and content, which cannot tell identical rows apart";
 
 /// `about 200,000 rows to send at 5/s: about 11 h (--rate to change)`.
 pub fn plan_line(rows: u64, settled: u64, rate: f64) -> String {

@@ -1,11 +1,13 @@
-//! Who the account is, as the service sees it: the tag that keeps one account's journals apart
-//! from another's and stays the same when the account's token is rotated.
+//! Who the account is, as the service sees it: the names that keep one account's journals apart
+//! from another's and stay the same when the account's token is rotated.
 //!
-//! The interface exposes the owner's `user_id` on assistant records, so that is the identity:
-//! `user:<id>`. An account with no assistant has nothing to read it from; it falls back to a
-//! keyed hash of the token (`key:<hex>`) whose key is random and kept in the state folder, so
-//! nothing on disk can be checked against a guessed token. That fallback, unlike the user id,
-//! changes with the token.
+//! The interface exposes the owner's `user_id` on assistant records (`user:<id>`), and every
+//! account's campaigns, whose ids are unique across the service (`campaign:<id>`): an account is
+//! known by all of these, and two runs are of one account when they share one name. So an
+//! account without assistants is still itself after its token rotates, and when its first
+//! assistant appears. The token never names it. Journals of older versions were named by one
+//! tag, `user:<id>` or a keyed hash of the token (`key:<hex>`, its key random and kept in the
+//! state folder); [`Client::legacy_account_id`] still computes it, to find them.
 
 use std::io::Write;
 use std::path::Path;
@@ -26,9 +28,23 @@ pub enum AccountError {
 }
 
 impl Client {
-    /// The account's identity: `user:<id>` from the service, or the keyed fallback whose key
-    /// lives in `state_dir`.
-    pub async fn account_id(&self, state_dir: &Path) -> Result<String, AccountError> {
+    /// Every name the service gives the account: its user id, when it has assistants, then its
+    /// campaigns. Empty for an account with neither, which has nothing to import into.
+    pub async fn account_names(&self) -> Result<Vec<String>, AccountError> {
+        let mut names = Vec::new();
+        if let Some(id) = self.user_id().await.map_err(AccountError::Service)? {
+            names.push(format!("user:{id}"));
+        }
+        let campaigns = self.list_campaigns().await.map_err(AccountError::Service)?;
+        let mut ids: Vec<u64> = campaigns.iter().map(|c| c.id).collect();
+        ids.sort_unstable();
+        names.extend(ids.into_iter().map(|id| format!("campaign:{id}")));
+        Ok(names)
+    }
+
+    /// The one tag older versions named the account's journals by: `user:<id>` from the
+    /// service, or the keyed fallback whose key lives in `state_dir`.
+    pub async fn legacy_account_id(&self, state_dir: &Path) -> Result<String, AccountError> {
         if let Some(id) = self.user_id().await.map_err(AccountError::Service)? {
             return Ok(format!("user:{id}"));
         }

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 pub use claimed::Claimed;
 pub use lock::RunLock;
-pub use recover::{Recovered, RowState};
+pub use recover::{CarriedDoubt, Recovered, RowState};
 pub use states::RowStates;
 
 /// The journal format this build writes and reads.
@@ -53,11 +53,16 @@ pub struct RunHeader {
     pub service: String,
     /// The account as the service identifies it (never the token).
     pub account: String,
+    /// Every name the service gave for the account (its user id, its campaigns), so a later
+    /// run that knows it by another of them finds this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<String>,
     /// The highest lead id on the service when the run started: leads above it that match an
     /// in-doubt row were written by this run.
     pub baseline_lead_id: u64,
     pub allow_duplicates: bool,
-    /// The request timeout of the run that started this journal, in ms.
+    /// The request timeout of the run that started this journal, in ms; each attempt records
+    /// its own, which is the one that counts.
     pub timeout_ms: u64,
     pub started_at: String,
 }
@@ -74,6 +79,17 @@ pub struct Reading {
 }
 
 impl RunHeader {
+    /// Every name this run's journal knows its account by.
+    pub fn account_names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.account.as_str()).chain(self.accounts.iter().map(String::as_str))
+    }
+
+    /// The same account: one name in common (a user id, a campaign).
+    pub fn same_account(&self, other: &RunHeader) -> bool {
+        let theirs: Vec<&str> = other.account_names().collect();
+        self.account_names().any(|name| theirs.contains(&name))
+    }
+
     /// What differs between this run and `other` in the rows they read or send, if anything.
     pub fn differs_from(&self, other: &RunHeader) -> Option<&'static str> {
         if self.fingerprint != other.fingerprint {
@@ -97,7 +113,21 @@ impl RunHeader {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Entry {
     /// About to send this row, with this content (`fp`, hex).
-    Attempt { row: u64, phone: String, campaign_id: u64, fp: String },
+    Attempt {
+        row: u64,
+        phone: String,
+        campaign_id: u64,
+        fp: String,
+        /// The row's own key (hex): its identity across runs of its source.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        /// The key went out with the lead (as its `leadsync_key` variable).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keyed: bool,
+        /// The request timeout it is sent with, in ms: its commit window is twice that.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// What became of it.
     Outcome {
         row: u64,
@@ -117,6 +147,36 @@ pub enum Entry {
     },
     /// The whole source was read and every row has a final outcome.
     Finished { at: String },
+    /// A write an earlier run of this source left in doubt, carried into this one (which reads
+    /// other rows or other content) until the lead list settles it.
+    Carried {
+        key: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keyed: bool,
+        /// When the write can no longer commit (Unix ms).
+        commit_by: u64,
+    },
+}
+
+/// A row about to be sent, as its attempt line records it.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt<'a> {
+    pub row: u64,
+    pub phone: &'a str,
+    pub campaign_id: u64,
+    pub fp: u64,
+    pub key: Option<u64>,
+    pub keyed: bool,
+    pub timeout: Duration,
+}
+
+/// A write in doubt as the journal knows it beyond its row state: the row's key, and the
+/// timeout it was sent with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sending {
+    pub key: Option<u64>,
+    pub keyed: bool,
+    pub timeout_ms: Option<u64>,
 }
 
 /// A row's outcome as journaled.
@@ -249,14 +309,50 @@ impl Journal {
         &self.path
     }
 
-    /// Records attempts and makes them durable before any of these rows is sent.
+    /// Records attempts (row, phone, campaign, content) without a key or timeout, as older
+    /// versions did, and makes them durable.
     pub fn attempts<'a>(
         &mut self,
         rows: impl IntoIterator<Item = (u64, &'a str, u64, u64)>,
     ) -> Result<(), JournalError> {
-        for (row, phone, campaign_id, fp) in rows {
-            let phone = phone.to_string();
-            self.write_line(&Entry::Attempt { row, phone, campaign_id, fp: fp_text(fp) })?;
+        self.attempts_of(rows.into_iter().map(|(row, phone, campaign_id, fp)| Attempt {
+            row,
+            phone,
+            campaign_id,
+            fp,
+            key: None,
+            keyed: false,
+            timeout: Duration::ZERO,
+        }))
+    }
+
+    /// Records attempts and makes them durable before any of these rows is sent.
+    pub fn attempts_of<'a>(
+        &mut self,
+        rows: impl IntoIterator<Item = Attempt<'a>>,
+    ) -> Result<(), JournalError> {
+        for a in rows {
+            let timeout_ms = (!a.timeout.is_zero())
+                .then(|| u64::try_from(a.timeout.as_millis()).unwrap_or(u64::MAX));
+            self.write_line(&Entry::Attempt {
+                row: a.row,
+                phone: a.phone.to_string(),
+                campaign_id: a.campaign_id,
+                fp: fp_text(a.fp),
+                key: a.key.map(fp_text),
+                keyed: a.keyed,
+                timeout_ms,
+            })?;
+        }
+        self.sync()
+    }
+
+    /// Records the writes an earlier run left in doubt that this new run takes over.
+    pub fn carry(&mut self, doubts: &[CarriedDoubt]) -> Result<(), JournalError> {
+        for d in doubts {
+            let entry =
+                Entry::Carried { key: fp_text(d.key), keyed: d.keyed, commit_by: d.commit_by };
+            self.write_line(&entry)?;
         }
         self.sync()
     }
@@ -333,6 +429,51 @@ pub fn default_path(dir: &Path, source: &str, sheet: Option<&str>, parts: &[&str
     dir.join(format!("{}-{}.jsonl", stem.unwrap_or_default(), &key[..16]))
 }
 
+/// The default journal of a run of `source` for the account known by `names`: the journal
+/// one per source, sheet and `parts` (service, run key) that an earlier run of the same account
+/// wrote, whatever name the account had then; else the first free slot beside it. Another
+/// account's journal of the same source takes a slot of its own.
+pub fn account_path(
+    dir: &Path,
+    source: &str,
+    sheet: Option<&str>,
+    parts: &[&str],
+    names: &[String],
+) -> PathBuf {
+    let base = default_path(dir, source, sheet, parts);
+    let mut free = None;
+    for slot in 1..=MAX_ACCOUNT_SLOTS {
+        let path = if slot == 1 { base.clone() } else { slot_path(&base, slot) };
+        match first_line_accounts(&path) {
+            Some(theirs) if theirs.iter().any(|n| names.contains(n)) => return path,
+            Some(_) => {}
+            None => {
+                free.get_or_insert(path);
+            }
+        }
+    }
+    free.unwrap_or(base)
+}
+
+/// Accounts importing the same source into one state folder, at most.
+const MAX_ACCOUNT_SLOTS: usize = 16;
+
+fn slot_path(base: &Path, slot: usize) -> PathBuf {
+    let stem = base.file_stem().unwrap_or_default().to_string_lossy();
+    base.with_file_name(format!("{stem}.{slot}.jsonl"))
+}
+
+/// The account names of the journal at `path`, from its header; `None` when there is no
+/// journal there (or no readable header, which the run itself then reports).
+fn first_line_accounts(path: &Path) -> Option<Vec<String>> {
+    use std::io::{BufRead, Read};
+    let file = File::open(path).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(file).take(1 << 20).read_line(&mut line).ok()?;
+    let header: RunHeader = serde_json::from_str(line.trim_end()).ok()?;
+    Some(header.account_names().map(str::to_string).collect())
+}
+
 /// Reads the journal under `lock` and starts the run described by `header` in one step, its
 /// baseline already known (the journal's tests and the fuzz harness open runs this way).
 pub fn open_run(
@@ -351,8 +492,10 @@ pub fn open_run(
 pub enum Opening {
     /// The same run: it goes on where it stopped (boxed: a journal's buffer is large).
     Resume(Box<(Journal, Recovered)>),
-    /// A new run; [`Opening::start`] writes its header.
-    New(RunLock),
+    /// A new run; [`Opening::start`] writes its header. With what the journal it replaces
+    /// left behind, when that was a run of the same service and account: its writes in doubt
+    /// are carried over.
+    New(RunLock, Option<Box<Recovered>>),
 }
 
 impl Opening {
@@ -366,17 +509,19 @@ impl Opening {
     ) -> Result<Opening, JournalError> {
         let path = lock.journal().to_path_buf();
         if restart {
-            return Ok(Opening::New(lock));
+            // Starting over still takes over what the old run left in doubt, when it can be read.
+            let old = Journal::recover(&path).ok().filter(|r| r.of_run(header));
+            return Ok(Opening::New(lock, old.map(Box::new)));
         }
         let recovered = match Journal::recover(&path) {
             // An old-format journal of a finished run holds nothing to resume.
             Err(JournalError::Version { newer: false, .. }) if old_run_finished(&path) => {
-                return Ok(Opening::New(lock));
+                return Ok(Opening::New(lock, None));
             }
             other => other?,
         };
-        let Some(old) = &recovered.header else { return Ok(Opening::New(lock)) };
-        if old.service != header.service || old.account != header.account {
+        let Some(old) = &recovered.header else { return Ok(Opening::New(lock, None)) };
+        if old.service != header.service || !old.same_account(header) {
             // Resuming another service's run would mark rows as sent that this service never saw.
             let service = old.service.clone();
             return Err(JournalError::OtherService { path: path.display().to_string(), service });
@@ -389,7 +534,7 @@ impl Opening {
             Some(what) if on_change == OnChange::Refuse && !recovered.finished => {
                 Err(JournalError::Changed { what, path: path.display().to_string() })
             }
-            Some(_) => Ok(Opening::New(lock)),
+            Some(_) => Ok(Opening::New(lock, Some(Box::new(recovered)))),
         }
     }
 
@@ -398,7 +543,7 @@ impl Opening {
     pub fn start(self, header: RunHeader) -> Result<(Journal, Recovered), JournalError> {
         match self {
             Opening::Resume(resumed) => Ok(*resumed),
-            Opening::New(lock) => Ok((Journal::create(lock, &header)?, Recovered::default())),
+            Opening::New(lock, _) => Ok((Journal::create(lock, &header)?, Recovered::default())),
         }
     }
 }

@@ -6,12 +6,13 @@
 //! does not parse (a bad line in the middle, a header from a newer leadsync) is damage that
 //! could make a row look unsent, so it stops the run with an error naming the line.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::states::RowStates;
-use super::{Entry, FORMAT_VERSION, Final, JournalError, RunHeader};
+use super::{Entry, FORMAT_VERSION, Final, JournalError, RunHeader, Sending};
 
 /// A row's state as read back from a journal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,12 +27,29 @@ pub enum RowState {
     Retry,
 }
 
+/// A write an earlier run left in doubt, known by its row's key rather than its row number:
+/// a new run of a changed source takes it over until the lead list settles it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CarriedDoubt {
+    pub key: u64,
+    /// The key went out with the lead, so the lead list shows it.
+    pub keyed: bool,
+    /// When the write can no longer commit (Unix ms).
+    pub commit_by: u64,
+}
+
 /// What a previous run left behind.
 #[derive(Debug, Clone, Default)]
 pub struct Recovered {
     pub header: Option<RunHeader>,
     pub rows: RowStates,
+    /// The last word of the journal is `finished`: nothing was attempted or settled after it.
     pub finished: bool,
+    /// How each row whose last line is an attempt or an in-doubt outcome was sent (its key and
+    /// timeout); rows with a final outcome are dropped from it as they are read.
+    pub sending: HashMap<u64, Sending>,
+    /// Writes in doubt carried in from an earlier run of the source, by key.
+    pub carried: HashMap<u64, CarriedDoubt>,
     /// Lead ids already claimed by rows of this journal.
     pub claimed: super::Claimed,
     /// Where a torn last line starts, to be cut off before appending.
@@ -45,6 +63,39 @@ impl Recovered {
 
     pub fn done(&self) -> usize {
         self.rows.counts().0
+    }
+
+    /// Whether this journal is of a run against the service and account of `header`.
+    pub fn of_run(&self, header: &RunHeader) -> bool {
+        self.header.as_ref().is_some_and(|h| h.service == header.service && h.same_account(header))
+    }
+
+    /// The writes this journal leaves in doubt, for a new run that replaces it: its rows in
+    /// doubt (a write of a run that died can commit until `listed_at` plus twice the timeout
+    /// it was sent with, `fallback` for attempts that did not record one), and what it had
+    /// carried in itself and whose deadline is still ahead. Rows sent without a key (older
+    /// versions) cannot be told apart in another version of the sheet and are not carried.
+    pub fn doubts_to_carry(
+        &self,
+        listed_at: u64,
+        fallback: std::time::Duration,
+    ) -> Vec<CarriedDoubt> {
+        let mut carried: Vec<CarriedDoubt> =
+            self.carried.values().filter(|c| c.commit_by > listed_at).copied().collect();
+        for (row, sending) in &self.sending {
+            let Some(RowState::InDoubt { commit_by, .. }) = self.rows.get(*row) else { continue };
+            let Some(key) = sending.key else { continue };
+            let window = sending
+                .timeout_ms
+                .map_or(fallback, |ms| std::time::Duration::from_millis(ms).saturating_mul(2));
+            let commit_by = commit_by.unwrap_or_else(|| {
+                listed_at.saturating_add(u64::try_from(window.as_millis()).unwrap_or(u64::MAX))
+            });
+            carried.retain(|c| c.key != key);
+            carried.push(CarriedDoubt { key, keyed: sending.keyed, commit_by });
+        }
+        carried.sort_unstable_by_key(|c| c.key);
+        carried
     }
 
     /// Reads what the journal at `path` holds. A missing file is an empty journal.
@@ -109,17 +160,29 @@ impl Recovered {
     }
 
     fn apply(&mut self, entry: Entry) -> Result<(), String> {
+        // Anything after a `finished` line reopens the run: only the last word counts.
+        if !matches!(entry, Entry::Finished { .. }) {
+            self.finished = false;
+        }
         match entry {
-            Entry::Attempt { row, fp, .. } => {
+            Entry::Attempt { row, fp, key, keyed, timeout_ms, .. } => {
+                let key = key.as_deref().map(parse_fp).transpose()?;
+                self.sending.insert(row, Sending { key, keyed, timeout_ms });
                 self.rows.insert(row, RowState::InDoubt { fp: parse_fp(&fp)?, commit_by: None });
             }
             Entry::Outcome { row, status: Final::Failed, .. } => {
+                self.sending.remove(&row);
                 self.rows.insert(row, RowState::Retry);
             }
             Entry::Outcome { row, status: Final::InDoubt, fp, commit_by, .. } => {
                 self.rows.insert(row, RowState::InDoubt { fp: parse_fp(&fp)?, commit_by });
             }
+            Entry::Carried { key, keyed, commit_by } => {
+                let key = parse_fp(&key)?;
+                self.carried.insert(key, CarriedDoubt { key, keyed, commit_by });
+            }
             Entry::Outcome { row, status, lead_id, message, fp, .. } => {
+                self.sending.remove(&row);
                 if let Some(id) = lead_id {
                     self.claimed.record(id);
                 }

@@ -12,6 +12,7 @@ fn header() -> RunHeader {
         mapping: "m".into(),
         service: "http://127.0.0.1/api/".into(),
         account: "user:1".into(),
+        accounts: Vec::new(),
         baseline_lead_id: 7,
         allow_duplicates: false,
         timeout_ms: 30_000,
@@ -250,4 +251,71 @@ fn default_paths_differ_by_sheet_service_and_account() {
     assert_ne!(jan, other);
     assert!(jan.file_name().unwrap().to_string_lossy().starts_with("book-Jan-"), "{jan:?}");
     assert_eq!(jan, default_path(dir, "/x/book.xlsx", Some("Jan"), &["sandbox", "user:1"]));
+}
+
+fn keyed(row: u64, key: u64, timeout: Duration) -> Attempt<'static> {
+    Attempt {
+        row,
+        phone: "+491",
+        campaign_id: 10,
+        fp: row * 100,
+        key: Some(key),
+        keyed: true,
+        timeout,
+    }
+}
+
+/// Only the last word counts: an attempt or an outcome after `finished` reopens the run, and a
+/// later `finished` closes it again.
+#[test]
+fn anything_after_finished_reopens_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.jsonl");
+    let mut journal = start(&path);
+    journal.outcome(&outcome(2, Final::Created, Some(5))).unwrap();
+    journal.finish("t".into()).unwrap();
+    assert!(Journal::recover(&path).unwrap().finished);
+    journal.attempts_of([keyed(2, 0xab, Duration::from_secs(30))]).unwrap();
+    assert!(!Journal::recover(&path).unwrap().finished, "an attempt reopens it");
+    journal.outcome(&outcome(2, Final::InDoubt, None)).unwrap();
+    journal.sync().unwrap();
+    assert!(!Journal::recover(&path).unwrap().finished);
+    journal.outcome(&outcome(2, Final::Created, Some(6))).unwrap();
+    journal.finish("t".into()).unwrap();
+    assert!(Journal::recover(&path).unwrap().finished);
+}
+
+/// Each attempt records its key and its own timeout; a new run that replaces the journal
+/// carries the rows left in doubt by key, with a deadline from the timeout they were sent with
+/// (or the one journaled), and keeps carried doubts only while their deadline is ahead.
+#[test]
+fn doubts_are_carried_by_key_with_their_own_commit_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.jsonl");
+    let mut journal = start(&path);
+    journal
+        .attempts_of([
+            keyed(2, 0xa, Duration::from_secs(30)),
+            keyed(3, 0xb, Duration::from_secs(1)),
+            keyed(4, 0xc, Duration::from_secs(1)),
+        ])
+        .unwrap();
+    journal.outcome(&outcome(3, Final::InDoubt, None)).unwrap();
+    journal.outcome(&outcome(4, Final::Created, Some(9))).unwrap();
+    journal
+        .carry(&[
+            CarriedDoubt { key: 0xd, keyed: true, commit_by: 5_000 },
+            CarriedDoubt { key: 0xe, keyed: false, commit_by: 500 },
+        ])
+        .unwrap();
+    let r = Journal::recover(&path).unwrap();
+    assert_eq!(r.sending.len(), 2, "settled rows are dropped from it");
+    assert_eq!(r.sending[&2].timeout_ms, Some(30_000));
+    let carried = r.doubts_to_carry(1_000, Duration::from_secs(99));
+    let expected = [
+        CarriedDoubt { key: 0xa, keyed: true, commit_by: 61_000 },
+        CarriedDoubt { key: 0xb, keyed: true, commit_by: 1234 },
+        CarriedDoubt { key: 0xd, keyed: true, commit_by: 5_000 },
+    ];
+    assert_eq!(carried, expected);
 }

@@ -64,6 +64,10 @@ pub struct MappingFile {
     /// A column recording consent to be called, and the values that mean yes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consent: Option<crate::guards::ConsentSpec>,
+    /// Send each lead with its own key (the variable `leadsync_key`), by which a later run
+    /// knows it; `false` falls back to matching leads by number and content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lead_key: Option<bool>,
 }
 
 /// A workbook sheet: by name or 1-based position.

@@ -14,10 +14,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 use super::doubt::{self, Doubt, Verdict};
-use super::reconcile::LeadIndex;
+use super::key::{self, RowKeys};
+use super::reconcile::{LeadIndex, RowId};
 use super::{Job, Pool, PushConfig, Sent, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
-use crate::journal::{Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
+use crate::journal::{Attempt, Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
 use crate::progress::Progress;
 use crate::report::{Issue, IssueCode, ReportError, Reports, RowReport, RowStatus};
 
@@ -40,6 +41,13 @@ pub struct SendPlan {
     pub config: PushConfig,
     /// The source as the user named it, for messages.
     pub source: String,
+    /// The source's canonical path or URL and its sheet: what a row's key is made of.
+    pub location: String,
+    pub sheet: Option<String>,
+    /// Send each lead with its own key (`leadsync_key`); off with `lead_key = false`.
+    pub lead_key: bool,
+    /// The client's request timeout, recorded with each attempt.
+    pub timeout: std::time::Duration,
     /// The run's identity, as its journal records it.
     pub identity: crate::journal::RunHeader,
 }
@@ -88,6 +96,9 @@ pub enum CollectError {
 pub(super) struct Flight {
     pub row: RowReport,
     pub fp: u64,
+    pub key: u64,
+    /// The request carries the key.
+    pub keyed: bool,
     /// Times this row was sent again after a write in doubt.
     pub resends: u32,
 }
@@ -110,6 +121,8 @@ pub struct Collector {
     pub(super) given_up: Vec<Doubt>,
     pub(super) claimed: crate::journal::Claimed,
     pub(super) summary: PushSummary,
+    /// Each row's key, in file order.
+    pub(super) keys: RowKeys,
     /// When the first request went out, and the last answer came back.
     first_sent: Option<std::time::Instant>,
     last_answer: Option<std::time::Instant>,
@@ -124,6 +137,7 @@ impl Collector {
     ) -> Collector {
         let Workers { jobs, results, pool } = Workers::start(client, &plan.config);
         let claimed = std::mem::take(&mut plan.recovered.claimed);
+        let keys = RowKeys::new(&plan.location, plan.sheet.as_deref());
         let summary = PushSummary {
             journal: plan.journal.path().to_path_buf(),
             identity: Some(plan.identity.clone()),
@@ -143,6 +157,7 @@ impl Collector {
             given_up: Vec::new(),
             claimed,
             summary,
+            keys,
             first_sent: None,
             last_answer: None,
         }
@@ -219,88 +234,90 @@ impl Collector {
         ready: &mut Vec<(Flight, Job)>,
     ) -> Result<(), CollectError> {
         self.progress.row_read();
-        if row.status != RowStatus::Valid || row.phone.is_none() || row.campaign_id.is_none() {
-            self.note_sent_before_guard(&mut row);
-            return self.report(row);
-        }
-        let job = job_for(&row, self.plan.allow_duplicates);
-        let fp = content_fingerprint(&job.lead);
+        // Every row with a number and a campaign takes its place in the count of identical
+        // rows, valid or not, so a guard that turns one away does not shift the others' keys.
+        let identity = (row.phone.is_some() && row.campaign_id.is_some()).then(|| {
+            let fp = content_fingerprint(&job_for(&row, self.plan.allow_duplicates, None).lead);
+            (fp, self.keys.next(fp))
+        });
+        let Some((fp, key)) = identity.filter(|_| row.status == RowStatus::Valid) else {
+            return self.held_back(row, identity.map(|(_, key)| key));
+        };
         match self.plan.recovered.rows.remove(row.row) {
             Some(RowState::Done { status, lead_id, message, fp: settled }) => {
-                self.same_content(row.row, settled, fp)?;
+                if settled != fp && !self.guarded_after_creation(&mut row, status, lead_id) {
+                    self.same_content(row.row, settled, fp)?;
+                }
                 self.summary.from_journal += 1;
                 apply_final(&mut row, status, lead_id, message.as_deref());
                 return self.report(row);
             }
             Some(RowState::InDoubt { fp: sent, commit_by }) => {
                 self.same_content(row.row, sent, fp)?;
-                // The run that sent it is gone; its writes could commit until our start + 2T.
-                let commit_by = commit_by.unwrap_or_else(|| self.earlier_deadline());
-                let index = self.plan.index.clone();
-                return match self.decide(
-                    &index,
-                    self.plan.listed_at,
-                    Doubt { row, fp, commit_by, resends: 0 },
-                )? {
-                    Some(doubt) => self.hold_in_doubt(doubt),
-                    None => Ok(()),
-                };
+                let doubt = self.earlier_doubt(row, fp, key, commit_by, true);
+                return self.decide_now(doubt);
             }
             Some(RowState::Retry) | None => {
-                let phone = row.phone.as_deref().unwrap_or_default();
+                if let Some(carried) = self.plan.recovered.carried.remove(&key) {
+                    let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
+                    let commit_by = carried.commit_by;
+                    let doubt = Doubt { row, fp, key, id, commit_by, resends: 0, sendable: true };
+                    return self.decide_now(doubt);
+                }
                 if self.plan.skip_existing
-                    && let Some(id) =
-                        self.plan.index.existing(job.lead.campaign_id, phone, self.plan.baseline)
+                    && let Some(id) = self.already_there(&row, key)
                 {
                     return self.settle_found(row, fp, Final::Skipped, id);
                 }
             }
         }
-        ready.push((Flight { row, fp, resends: 0 }, job));
+        let keyed = self.plan.lead_key;
+        let job = job_for(&row, self.plan.allow_duplicates, keyed.then_some(key));
+        ready.push((Flight { row, fp, key, keyed, resends: 0 }, job));
         Ok(())
     }
 
-    /// A row a guard now turns away (a suppression list added, a country dropped) that an
-    /// earlier run of this journal already sent is never sent again. When that run created it
-    /// (by its journal, or for a write in doubt, by the lead list), the row is reported as
-    /// created with the guard's reason as a warning: the lead is on the service, and only a
-    /// person can take it off.
-    fn note_sent_before_guard(&mut self, row: &mut RowReport) {
-        if !row.errors.iter().any(|e| e.code.is_guard()) {
-            return;
+    /// The lead `--skip-existing` finds for a row, by its key first.
+    fn already_there(&self, row: &RowReport, key: u64) -> Option<u64> {
+        let id = if self.plan.lead_key { RowId::Keyed(key) } else { RowId::Content };
+        self.plan.index.existing(
+            row.campaign_id.unwrap_or_default(),
+            row.phone.as_deref().unwrap_or_default(),
+            id,
+            &row.variables,
+            self.plan.allow_duplicates,
+            self.plan.baseline,
+        )
+    }
+
+    /// A write an earlier run of this journal left in doubt, with its deadline: the one
+    /// journaled, else (the run died) this run's start plus twice the timeout the write was
+    /// sent with. Its key and how it was sent come from its attempt line.
+    pub(super) fn earlier_doubt(
+        &mut self,
+        row: RowReport,
+        fp: u64,
+        key: u64,
+        commit_by: Option<u64>,
+        sendable: bool,
+    ) -> Doubt {
+        let sending = self.plan.recovered.sending.remove(&row.row).unwrap_or_default();
+        let window = sending.timeout_ms.map_or(self.plan.earlier_window, |ms| {
+            doubt::window(std::time::Duration::from_millis(ms))
+        });
+        let commit_by = commit_by.unwrap_or_else(|| doubt::after(self.plan.listed_at, window));
+        let key = sending.key.unwrap_or(key);
+        let id = if sending.keyed { RowId::Keyed(key) } else { RowId::Content };
+        Doubt { row, fp, key, id, commit_by, resends: 0, sendable }
+    }
+
+    /// Decides a row in doubt from the lead list read at the start; holds it when it must wait.
+    pub(super) fn decide_now(&mut self, doubt: Doubt) -> Result<(), CollectError> {
+        let index = self.plan.index.clone();
+        match self.decide(&index, self.plan.listed_at, doubt)? {
+            Some(doubt) => self.hold_in_doubt(doubt),
+            None => Ok(()),
         }
-        let lead_id = match self.plan.recovered.rows.get(row.row) {
-            Some(RowState::Done { status: Final::Created, lead_id, .. }) => lead_id,
-            Some(RowState::InDoubt { .. }) => {
-                let (phone, campaign) =
-                    (row.phone.as_deref().unwrap_or_default(), row.campaign_id.unwrap_or_default());
-                let index = self.plan.index.clone();
-                match index.reconcile(
-                    campaign,
-                    phone,
-                    &row.variables,
-                    self.plan.baseline,
-                    &mut self.claimed,
-                ) {
-                    super::reconcile::Found::Ours(id) => Some(id),
-                    _ => return,
-                }
-            }
-            _ => return,
-        };
-        self.plan.recovered.rows.remove(row.row);
-        self.summary.from_journal += 1;
-        let lead = lead_id.map_or_else(String::new, |id| format!(" (lead {id})"));
-        let guarded = std::mem::take(&mut row.errors);
-        row.warnings.extend(guarded.into_iter().filter(|e| e.code.is_guard()).map(|mut issue| {
-            issue.message = format!(
-                "{}; an earlier run of this journal already created it{lead}: remove it on the service if it must not be called",
-                issue.message
-            );
-            issue
-        }));
-        row.status = RowStatus::Created;
-        row.lead_id = lead_id;
     }
 
     /// A row the journal settled (or sent) must still have the content it had then.
@@ -316,11 +333,6 @@ impl Collector {
         .into())
     }
 
-    /// The commit deadline of a write sent by a run that died before this one took the lock.
-    fn earlier_deadline(&self) -> u64 {
-        doubt::after(self.plan.listed_at, self.plan.earlier_window)
-    }
-
     /// Settles a row in doubt from `index` (asked for at `listed_at`, Unix ms) when it can:
     /// found there, or safe to send again (queued). Returns the row when it must wait for its
     /// commit deadline.
@@ -334,9 +346,10 @@ impl Collector {
         let row = &doubt.row;
         let (phone, campaign_id) =
             (row.phone.as_deref().unwrap_or_default(), row.campaign_id.unwrap_or_default());
-        let found = index.reconcile(
+        let found = index.settle(
             campaign_id,
             phone,
+            doubt.id,
             &row.variables,
             self.plan.baseline,
             &mut self.claimed,
@@ -346,14 +359,20 @@ impl Collector {
             resends: doubt.resends,
             budget: self.plan.config.max_retries,
         };
-        match doubt::verdict(found, self.plan.allow_duplicates, pending, listed_at) {
+        let verdict = doubt::verdict(found, self.plan.allow_duplicates, pending, listed_at);
+        if !doubt.sendable {
+            return self.decide_held_back(doubt, verdict);
+        }
+        match verdict {
             Verdict::Settle(status, id) => self.settle_found(doubt.row, doubt.fp, status, id)?,
             Verdict::Wait => return Ok(Some(doubt)),
             Verdict::GiveUp => self.given_up.push(doubt),
             Verdict::Resend => {
-                let job = job_for(&doubt.row, self.plan.allow_duplicates);
-                let resends = doubt.resends + 1;
-                self.dispatch(vec![(Flight { row: doubt.row, fp: doubt.fp, resends }, job)])?;
+                let keyed = self.plan.lead_key;
+                let job =
+                    job_for(&doubt.row, self.plan.allow_duplicates, keyed.then_some(doubt.key));
+                let (row, fp, key, resends) = (doubt.row, doubt.fp, doubt.key, doubt.resends + 1);
+                self.dispatch(vec![(Flight { row, fp, key, keyed, resends }, job)])?;
             }
         }
         Ok(None)
@@ -381,8 +400,15 @@ impl Collector {
         if ready.is_empty() {
             return Ok(());
         }
-        self.plan.journal.attempts(ready.iter().map(|(flight, job)| {
-            (job.row, job.lead.phone_number.as_str(), job.lead.campaign_id, flight.fp)
+        let timeout = self.plan.timeout;
+        self.plan.journal.attempts_of(ready.iter().map(|(flight, job)| Attempt {
+            row: job.row,
+            phone: job.lead.phone_number.as_str(),
+            campaign_id: job.lead.campaign_id,
+            fp: flight.fp,
+            key: Some(flight.key),
+            keyed: flight.keyed,
+            timeout,
         }))?;
         for (flight, job) in ready {
             self.in_flight.insert(job.row, flight);
@@ -404,7 +430,8 @@ impl Collector {
 
     /// A worker's answer for `row`.
     pub(super) fn settle(&mut self, row_number: u64, sent: Sent) -> Result<(), CollectError> {
-        let Some(Flight { mut row, fp, resends }) = self.in_flight.remove(&row_number) else {
+        let Some(Flight { mut row, fp, key, keyed, resends }) = self.in_flight.remove(&row_number)
+        else {
             return Ok(());
         };
         self.last_answer = Some(std::time::Instant::now());
@@ -417,7 +444,17 @@ impl Collector {
             Sent::Failed { message } => (Final::Failed, None, Some(message)),
             Sent::InDoubt { message, commit_by } => {
                 row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
-                return self.hold_in_doubt(Doubt { row, fp, commit_by, resends });
+                let id = if keyed { RowId::Keyed(key) } else { RowId::Content };
+                let sendable = true;
+                return self.hold_in_doubt(Doubt {
+                    row,
+                    fp,
+                    key,
+                    id,
+                    commit_by,
+                    resends,
+                    sendable,
+                });
             }
         };
         self.journal_outcome(row_number, fp, status, lead_id, message.as_deref())?;
@@ -544,9 +581,13 @@ pub(super) fn apply_final(
     }
 }
 
-/// The job that sends a valid row.
-pub(super) fn job_for(row: &RowReport, allow_duplicates: bool) -> Job {
-    Job { row: row.row, lead: new_lead(row, allow_duplicates) }
+/// The job that sends a valid row, with its key when it is given.
+pub(super) fn job_for(row: &RowReport, allow_duplicates: bool, key: Option<u64>) -> Job {
+    let mut lead = new_lead(row, allow_duplicates);
+    if let Some(own) = key {
+        lead.variables.insert(key::VARIABLE.to_string(), key::text(own));
+    }
+    Job { row: row.row, lead }
 }
 
 /// The create-lead request for a valid row.

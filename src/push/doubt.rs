@@ -13,7 +13,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::reconcile::Found;
+use super::reconcile::{Found, RowId};
 use crate::journal::Final;
 use crate::report::RowReport;
 
@@ -51,7 +51,13 @@ fn millis(d: Duration) -> u64 {
 pub struct Doubt {
     pub row: RowReport,
     pub fp: u64,
+    /// The row's own key, and whether its write carried it (else it is matched by content).
+    pub key: u64,
+    pub id: RowId,
     pub commit_by: u64,
+    /// False for a row that may no longer be sent (a guard now turns it away): it is settled
+    /// from the lead list, or dropped once its write can no longer commit, never resent.
+    pub sendable: bool,
     /// Times the row was already sent again after being in doubt (bounded by
     /// `--max-retries`).
     pub resends: u32,

@@ -9,6 +9,8 @@
 
 mod collector;
 mod doubt;
+mod held_back;
+pub mod key;
 mod reconcile;
 mod resolve;
 mod throttle;
@@ -22,7 +24,7 @@ use tokio::task::JoinSet;
 
 pub use collector::{CollectError, Collector, PushSummary, SendPlan};
 pub use doubt::{now_ms, window as doubt_window};
-pub use reconcile::LeadIndex;
+pub use reconcile::{LeadIndex, RowId};
 pub use throttle::Throttle;
 
 use crate::client::{Client, ClientError, NewLead};

@@ -1,24 +1,39 @@
 //! The service's lead list as an index, for `--skip-existing` and for deciding what became of
 //! rows in doubt.
 //!
-//! A row in doubt was sent, but no answer came back. If the list holds a lead with its
-//! campaign and number that is newer than the run's baseline (the highest lead id when the run
-//! started) and no other row of the journal has claimed it, this run wrote it. Lead ids are
-//! assumed to grow, as database sequences do; that is what makes "newer" meaningful.
+//! A row in doubt was sent, but no answer came back. A row sent with its key (`key.rs`) owns
+//! the lead that carries that key, whoever created it, and no other. Only a row sent without
+//! one (by an older version, or with `lead_key = false`) is matched by content: a lead without
+//! a key, with its campaign, number and variables, newer than the run's baseline (the highest
+//! lead id when the run started) and claimed by no other row, was written by this run. Lead ids
+//! are assumed to grow, as database sequences do; that is what makes "newer" meaningful.
 
 use std::collections::HashMap;
 
 use std::hash::{Hash, Hasher};
 
+use super::key;
 use crate::client::{Client, ClientError, Lead};
 use crate::journal::Claimed;
 use crate::report::Variables;
 
 #[derive(Debug, Clone, Default)]
 pub struct LeadIndex {
-    /// (campaign, E.164 digits) → lead ids, ascending.
-    by_key: HashMap<(u64, u64), Vec<(u64, u64)>>,
+    /// (campaign, E.164 digits) → leads, ascending by id.
+    by_key: HashMap<(u64, u64), Vec<Listed>>,
+    /// A lead's own key → its id (the lowest, should a key ever be on two).
+    by_lead_key: HashMap<u64, u64>,
     max_id: u64,
+}
+
+/// A lead on the list: (id, hash of its variables, whether it carries a key).
+type Listed = (u64, u64, bool);
+
+/// How a row was (or is) sent: with its own key, or to be matched by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowId {
+    Keyed(u64),
+    Content,
 }
 
 /// The index key of a number: its E.164 digits as an integer.
@@ -55,10 +70,15 @@ impl LeadIndex {
 
     fn add(&mut self, lead: &Lead) {
         self.max_id = self.max_id.max(lead.id);
-        if let Some(key) = phone_key(&lead.phone_number) {
+        let own = lead.variables.get(key::VARIABLE).and_then(|k| key::parse(k));
+        if let Some(own) = own {
+            let id = self.by_lead_key.entry(own).or_insert(lead.id);
+            *id = (*id).min(lead.id);
+        }
+        if let Some(number) = phone_key(&lead.phone_number) {
             let pairs = lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-            let entry = (lead.id, variables_hash(pairs));
-            self.by_key.entry((lead.campaign_id, key)).or_default().push(entry);
+            let entry = (lead.id, variables_hash(pairs), own.is_some());
+            self.by_key.entry((lead.campaign_id, number)).or_default().push(entry);
         }
     }
 
@@ -72,16 +92,78 @@ impl LeadIndex {
         self.max_id
     }
 
-    /// A lead with this campaign and number that existed at or before `baseline`.
-    pub fn existing(&self, campaign_id: u64, e164: &str, baseline: u64) -> Option<u64> {
-        let key = (campaign_id, phone_key(e164)?);
-        self.by_key.get(&key)?.iter().map(|(id, _)| *id).find(|id| *id <= baseline)
+    /// The lead that carries this key, if the list holds one.
+    pub fn keyed(&self, key: u64) -> Option<u64> {
+        self.by_lead_key.get(&key).copied()
     }
 
-    /// Decides a row in doubt, claiming the lead it finds so no other row can. A lead counts
+    /// The lead already on the service for a row, for `--skip-existing`: the one with the
+    /// row's key; else, when duplicates are not allowed, any lead with its campaign and number
+    /// (the service would refuse another); else a lead an older version wrote without a key
+    /// that holds the row's variables. Only leads at or before `baseline` count.
+    pub fn existing(
+        &self,
+        campaign_id: u64,
+        e164: &str,
+        id: RowId,
+        variables: &Variables,
+        allow_duplicates: bool,
+        baseline: u64,
+    ) -> Option<u64> {
+        if let RowId::Keyed(own) = id
+            && let Some(found) = self.keyed(own).filter(|found| *found <= baseline)
+        {
+            return Some(found);
+        }
+        let leads = self.by_key.get(&(campaign_id, phone_key(e164)?))?;
+        let older = leads.iter().filter(|(id, ..)| *id <= baseline);
+        if !allow_duplicates {
+            return older.map(|(id, ..)| *id).next();
+        }
+        let wanted = variables_hash(variables.iter());
+        older.filter(|(_, hash, keyed)| !keyed && *hash == wanted).map(|(id, ..)| *id).next()
+    }
+
+    /// Decides a row in doubt: by its key when it was sent with one, else by content.
+    pub fn settle(
+        &self,
+        campaign_id: u64,
+        e164: &str,
+        id: RowId,
+        variables: &Variables,
+        baseline: u64,
+        claimed: &mut Claimed,
+    ) -> Found {
+        match id {
+            RowId::Keyed(own) => self.reconcile_keyed(campaign_id, e164, own, claimed),
+            RowId::Content => self.reconcile(campaign_id, e164, variables, baseline, claimed),
+        }
+    }
+
+    /// A row sent with its key owns the lead with that key and no other; any other lead with
+    /// its campaign and number is someone else's.
+    fn reconcile_keyed(
+        &self,
+        campaign_id: u64,
+        e164: &str,
+        own: u64,
+        claimed: &mut Claimed,
+    ) -> Found {
+        if let Some(id) = self.keyed(own) {
+            claimed.insert(id);
+            return Found::Ours(id);
+        }
+        let other = phone_key(e164)
+            .and_then(|k| self.by_key.get(&(campaign_id, k)))
+            .and_then(|leads| leads.first().map(|(id, ..)| *id));
+        other.map_or(Found::Missing, Found::Other)
+    }
+
+    /// Decides a row in doubt sent without a key, claiming the lead it finds so no other row
+    /// can. A lead counts
     /// as the row's own only when it is newer than the run's baseline, unclaimed, and holds the
     /// row's variables: a report never calls a row created for a lead with other content.
-    pub fn reconcile(
+    fn reconcile(
         &self,
         campaign_id: u64,
         e164: &str,
@@ -93,15 +175,16 @@ impl LeadIndex {
             return Found::Missing;
         };
         let wanted = variables_hash(variables.iter());
-        let ours = leads
-            .iter()
-            .find(|(id, hash)| *id > baseline && !claimed.contains(id) && *hash == wanted);
-        if let Some(&(id, _)) = ours {
+        // A lead with a key was written by a row that sent one: never this row's.
+        let ours = leads.iter().find(|(id, hash, keyed)| {
+            !keyed && *id > baseline && !claimed.contains(id) && *hash == wanted
+        });
+        if let Some(&(id, ..)) = ours {
             claimed.insert(id);
             return Found::Ours(id);
         }
-        match leads.iter().find(|(id, _)| *id <= baseline || !claimed.contains(id)) {
-            Some(&(id, _)) => Found::Other(id),
+        match leads.iter().find(|(id, ..)| *id <= baseline || !claimed.contains(id)) {
+            Some(&(id, ..)) => Found::Other(id),
             None => Found::Missing,
         }
     }
@@ -143,8 +226,9 @@ mod tests {
         assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Other(3));
         assert_eq!(index.reconcile(11, "+4922", &vars("d"), 5, &mut claimed), Found::Other(5));
         assert_eq!(index.reconcile(12, "+4922", &vars("d"), 5, &mut claimed), Found::Missing);
-        assert_eq!(index.existing(10, "+4911", 5), Some(3));
-        assert_eq!(index.existing(11, "+4922", 4), None);
+        let existing = |c, p, base| index.existing(c, p, RowId::Content, &vars("x"), false, base);
+        assert_eq!(existing(10, "+4911", 5), Some(3));
+        assert_eq!(existing(11, "+4922", 4), None);
     }
 
     #[test]
@@ -159,5 +243,48 @@ mod tests {
         assert_eq!(second, Found::Ours(7));
         let again = index.reconcile(10, "+4911", &vars("second"), 0, &mut claimed);
         assert_eq!(again, Found::Missing, "a claimed new lead is nobody else's");
+    }
+}
+
+#[cfg(test)]
+mod keyed_tests {
+    use super::*;
+
+    fn keyed_lead(id: u64, phone: &str, own: Option<u64>) -> Lead {
+        let mut variables: crate::client::Variables =
+            [("customer_name".to_string(), "Anna".to_string())].into_iter().collect();
+        if let Some(own) = own {
+            variables.insert(key::VARIABLE.to_string(), key::text(own));
+        }
+        Lead { id, campaign_id: 10, phone_number: phone.into(), variables, ..Lead::default() }
+    }
+
+    fn anna() -> Variables {
+        [("customer_name".to_string(), "Anna".to_string())].into_iter().collect()
+    }
+
+    #[test]
+    fn a_keyed_row_owns_the_lead_with_its_key_and_no_other() {
+        // Lead 1 is another sheet's row with the same content; lead 2 carries our key.
+        let index =
+            LeadIndex::new(&[keyed_lead(1, "+4911", Some(5)), keyed_lead(2, "+4911", Some(6))]);
+        let mut claimed = Claimed::default();
+        let ours = index.settle(10, "+4911", RowId::Keyed(6), &anna(), 0, &mut claimed);
+        assert_eq!(ours, Found::Ours(2));
+        let none = index.settle(10, "+4911", RowId::Keyed(7), &anna(), 0, &mut claimed);
+        assert_eq!(none, Found::Other(1), "another row's lead is never this row's");
+        let by_content = index.settle(10, "+4911", RowId::Content, &anna(), 0, &mut claimed);
+        assert_eq!(by_content, Found::Other(1), "a keyed lead is never matched by content");
+    }
+
+    #[test]
+    fn skip_existing_finds_a_row_by_its_key_even_with_duplicates_allowed() {
+        let index =
+            LeadIndex::new(&[keyed_lead(1, "+4911", Some(5)), keyed_lead(2, "+4922", None)]);
+        let existing = |phone, id, dup| index.existing(10, phone, id, &anna(), dup, 9);
+        assert_eq!(existing("+4911", RowId::Keyed(5), true), Some(1));
+        assert_eq!(existing("+4911", RowId::Keyed(6), true), None, "another row's lead");
+        assert_eq!(existing("+4911", RowId::Keyed(6), false), Some(1), "the service refuses it");
+        assert_eq!(existing("+4922", RowId::Keyed(6), true), Some(2), "an older version's lead");
     }
 }

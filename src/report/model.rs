@@ -87,6 +87,16 @@ impl IssueCode {
         )
     }
 
+    /// A guard that leaves a secondary number of a row out (the row itself is still sent).
+    pub fn is_secondary_guard(self) -> bool {
+        matches!(
+            self,
+            IssueCode::SuppressedSecondary
+                | IssueCode::ForeignSecondary
+                | IssueCode::BlockedSecondaryType
+        )
+    }
+
     /// A reason a row is not called by design, not a problem to fix.
     pub fn is_do_not_call(self) -> bool {
         matches!(self, IssueCode::Suppressed | IssueCode::NoConsent)

@@ -35,7 +35,7 @@ impl Drop for Tmpfs<'_> {
 fn a_full_state_folder_stops_the_run_before_an_unjournaled_send() {
     let sb = TestSandbox::start();
     let small = sb.path("small");
-    let Some(_tmpfs) = Tmpfs::mount(&small, "64k") else {
+    let Some(_tmpfs) = Tmpfs::mount(&small, "100k") else {
         assert!(std::env::var("CI").is_err(), "CI must be able to mount a tmpfs (run as root)");
         eprintln!("skipped: mounting a tmpfs needs root");
         return;
@@ -52,6 +52,9 @@ fn a_full_state_folder_stops_the_run_before_an_unjournaled_send() {
             "0",
             "--timeout",
             "2",
+            // Without it the service itself refuses a second lead for a number, and a double
+            // could not be seen.
+            "--allow-duplicates",
         ])
     };
     let (_, err) = import(&small).expect_code(1);

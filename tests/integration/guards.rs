@@ -275,6 +275,8 @@ fn a_resume_applies_a_suppression_list_added_after_the_interruption() {
         .env("LEADSYNC_STATE_DIR", &state)
         .current_dir(&dir)
         .args(["import", "leads.csv", "--campaign", "10", "-q", "--rate", "20", "--timeout", "2"])
+        // So that a second lead for a number would show: the service refuses it otherwise.
+        .arg("--allow-duplicates")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -297,7 +299,7 @@ fn a_resume_applies_a_suppression_list_added_after_the_interruption() {
     sb.cli(ALICE)
         .env("LEADSYNC_STATE_DIR", &state)
         .args(["import", "leads.csv", "--campaign", "10", "-q", "--rate", "0", "--timeout", "2"])
-        .args(["--suppress", "dnc.txt", "--report", "r.json"])
+        .args(["--suppress", "dnc.txt", "--report", "r.json", "--allow-duplicates"])
         .ok();
     assert_eq!(journal_lines(&state)[0], header, "the resume continued the killed run");
     let report = json(&std::fs::read_to_string(dir.join("r.json")).unwrap());

@@ -52,7 +52,8 @@ fn two_sheets_of_one_workbook_are_two_runs() {
     let sb = TestSandbox::start();
     let book = sb.path("book.xlsx");
     workbook(&book, &[("Jan", month("Jan", 0)), ("Feb", month("Feb", 100))]);
-    import(&sb, &book, "Jan", &sb.path("jan.json")).ok();
+    // With duplicates allowed, so that a second copy of a Jan row would show on the service.
+    import(&sb, &book, "Jan", &sb.path("jan.json")).args(["--allow-duplicates"]).ok();
     let (_, err) = import(&sb, &book, "Feb", &sb.path("feb.json")).ok();
     assert!(err.contains("5 rows: 5 created"), "{err}");
     let report = json(&std::fs::read_to_string(sb.path("feb.json")).unwrap());
@@ -71,7 +72,7 @@ fn two_sheets_of_one_workbook_are_two_runs() {
         assert_eq!(lead.variables["customer_name"], name, "and is that row's lead");
     }
     // Running a sheet again sends nothing more.
-    import(&sb, &book, "Jan", &sb.path("jan2.json")).ok();
+    import(&sb, &book, "Jan", &sb.path("jan2.json")).args(["--allow-duplicates"]).ok();
     assert_eq!(leads(&sb), on_service);
 }
 
@@ -182,11 +183,11 @@ fn a_settled_row_whose_content_changed_is_not_reported_as_sent() {
     assert_eq!(leads(&sb).len(), 4, "nothing sent again");
 }
 
-/// An account without assistants shows no user id: its journals are keyed by a keyed hash of
-/// the token (the key random, in the state folder), never by the token or its plain hash, and
-/// the same token resumes the same journal.
+/// An account without assistants shows no user id: its journals name it by its campaigns,
+/// never by the token or anything made from it, and the same run resumes. (After a token
+/// rotation too: `exactly_once.rs`.)
 #[test]
-fn an_account_without_assistants_is_named_by_a_keyed_tag() {
+fn an_account_without_assistants_is_named_by_its_campaigns() {
     let sb = TestSandbox::start();
     let csv = sb.path("carol.csv");
     std::fs::write(&csv, "Name,Telefon,Kampagne\nA,0151 99000001,Carol Campaign\n").unwrap();
@@ -206,11 +207,43 @@ fn an_account_without_assistants_is_named_by_a_keyed_tag() {
         .collect();
     assert_eq!(journals.len(), 1);
     let header = std::fs::read_to_string(&journals[0]).unwrap().lines().next().unwrap().to_string();
-    let account = json(&header)["account"].as_str().unwrap().to_string();
+    assert_eq!(json(&header)["account"], "campaign:30", "{header}");
     let plain = blake3::hash(CAROL.as_bytes()).to_hex().to_string();
-    assert!(account.starts_with("key:"), "{account}");
     assert!(!header.contains(CAROL) && !header.contains(&plain[..16]), "{header}");
-    assert!(sb.path("state/account.key").exists());
+    assert!(!sb.path("state/account.key").exists(), "nothing is made from the token");
     let (_, err) = run().ok();
     assert!(err.contains("settled by an earlier run"), "the same run resumed: {err}");
+}
+
+/// A journal an older version kept under the account's one old name (`user:<id>` in its file
+/// name) is found and resumed after an upgrade, not replaced by a new run that sends again.
+#[test]
+fn a_journal_named_by_an_older_version_is_resumed() {
+    let sb = TestSandbox::start();
+    let csv = sb.path("leads.csv");
+    std::fs::write(&csv, "Name,Telefon,Kampagne\nA,0151 99000001,Spring Outreach\n").unwrap();
+    let run = || {
+        sb.cli(ALICE).env("LEADSYNC_STATE_DIR", sb.path("state")).args([
+            "import",
+            csv.to_str().unwrap(),
+            "--rate",
+            "0",
+            "--allow-duplicates",
+        ])
+    };
+    run().ok();
+    let dir = sb.path("state/journals");
+    let journal = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let canonical = std::fs::canonicalize(&csv).unwrap().display().to_string();
+    let service = sb.client(ALICE).service_name();
+    let legacy = leadsync::journal::default_path(&dir, &canonical, None, &[&service, "user:1", ""]);
+    assert_ne!(legacy, journal);
+    std::fs::rename(&journal, &legacy).unwrap();
+    let (_, err) = run().ok();
+    assert!(err.contains("settled by an earlier run"), "the old run resumed: {err}");
+    assert_eq!(leads(&sb).len(), 1, "nothing sent again");
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod client;
 mod durability;
+mod exactly_once;
 mod events;
 mod guards;
 mod identity;

@@ -167,6 +167,10 @@ fn dropped_connections_are_reconciled_not_doubled() {
     let run = Run::new(&sb, 80, false);
     let (_, err) = run.cli(&sb, &[]).expect_code(3);
     assert!(err.contains("settled from the service's lead list"), "{err}");
+    // A blind resend would be refused as a duplicate and reported skipped, not created.
+    let report = run.report();
+    assert_eq!(summary_count(&report, "created"), 72, "{err}");
+    assert_eq!(summary_count(&report, "skipped"), 0, "{err}");
     assert_exactly_once(&sb.reopen(), 80, false);
 }
 
@@ -207,7 +211,10 @@ fn sigkill_at_any_point_then_rerun_gives_exactly_once() {
         };
         let sb = TestSandbox::on_db(&db, faults);
         let run = Run::new(&sb, 120, allow_duplicates);
-        let extra: &[&str] = if allow_duplicates { &["--allow-duplicates"] } else { &[] };
+        // Always with duplicates allowed: otherwise the service refuses a second lead for a
+        // number, and a resend of every row would pass unseen. `allow_duplicates` picks the
+        // sheet with repeated numbers.
+        let extra: &[&str] = &["--allow-duplicates"];
         let mut child = run.spawn(&sb, extra);
         let journaled = wait_for_attempts(&run.dir.join("state"), kill_after_attempts);
         child.kill().unwrap();

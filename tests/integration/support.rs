@@ -26,7 +26,7 @@ pub const SEED: &str = r#"{
     {"id": 2, "token": "token-bob",
      "campaigns": [{"id": 20, "name": "Bob Campaign"}],
      "assistants": [{"id": 200, "name": "Bob Outbound", "type": "outbound"}]},
-    {"id": 3, "token": "token-carol",
+    {"id": 3, "token": "token-carol", "tokens": ["token-carol-rotated"],
      "campaigns": [{"id": 30, "name": "Carol Campaign"}]}
   ]
 }"#;
@@ -37,6 +37,8 @@ pub const ALICE_ROTATED: &str = "token-alice-rotated";
 pub const BOB: &str = "token-bob";
 /// A user without assistants: the service shows no user id for the account.
 pub const CAROL: &str = "token-carol";
+/// Carol's second token: an account without assistants after a token rotation.
+pub const CAROL_ROTATED: &str = "token-carol-rotated";
 
 /// A running sandbox, stopped when dropped, with its own runtime and temp dir.
 pub struct TestSandbox {

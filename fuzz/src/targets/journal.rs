@@ -54,6 +54,7 @@ pub fn header() -> RunHeader {
         mapping: "m".into(),
         service: "http://127.0.0.1/api/".into(),
         account: "user:1".into(),
+        accounts: Vec::new(),
         baseline_lead_id: 7,
         allow_duplicates: false,
         timeout_ms: 30_000,

@@ -170,7 +170,7 @@ fn dropped_connections_are_reconciled_not_doubled() {
     // A blind resend would be refused as a duplicate and reported skipped, not created.
     let report = run.report();
     assert_eq!(summary_count(&report, "created"), 72, "{err}");
-    assert_eq!(summary_count(&report, "skipped"), 0, "{err}");
+    assert_eq!(summary_count(&report, "skipped_existing"), 0, "{err}");
     assert_exactly_once(&sb.reopen(), 80, false);
 }
 

@@ -292,6 +292,11 @@ async fn prepare_send(
         recovered.carried = carried.iter().map(|c| (c.key, *c)).collect();
     }
     let identity = recovered.header.clone().unwrap_or(header);
+    if !lead_key(opts) || recovered.has_unkeyed_doubts() {
+        // Rows matched by content must not take a lead another run's row owns.
+        let folders = [push.state_dir.join("journals"), push.state_dir.join("sync")];
+        recovered.claimed.merge(journal::claimed_elsewhere(&folders, &path, &identity));
+    }
     tracing::info!(
         journal = %path.display(),
         settled = recovered.done(),

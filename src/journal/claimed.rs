@@ -23,6 +23,13 @@ impl Claimed {
         }
     }
 
+    /// Adds every id `other` holds (the claims of other runs).
+    pub fn merge(&mut self, other: Claimed) {
+        self.earlier.extend(other.earlier);
+        self.settle();
+        self.new.extend(other.new);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.earlier.is_empty() && self.new.is_empty()
     }

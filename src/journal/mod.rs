@@ -14,6 +14,7 @@
 
 mod claimed;
 mod lock;
+mod others;
 mod recover;
 mod states;
 
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use claimed::Claimed;
 pub use lock::RunLock;
+pub use others::claimed_elsewhere;
 pub use recover::{CarriedDoubt, Recovered, RowState};
 pub use states::RowStates;
 

@@ -65,6 +65,14 @@ impl Recovered {
         self.rows.counts().0
     }
 
+    /// Whether a row this journal left in doubt was sent without its key, so that it can only
+    /// be matched to a lead by content.
+    pub fn has_unkeyed_doubts(&self) -> bool {
+        let unkeyed = |row: &u64| !self.sending.get(row).is_some_and(|s| s.keyed);
+        self.rows.rows_in_doubt().any(|row| unkeyed(&row))
+            || self.carried.values().any(|c| !c.keyed)
+    }
+
     /// Whether this journal is of a run against the service and account of `header`.
     pub fn of_run(&self, header: &RunHeader) -> bool {
         self.header.as_ref().is_some_and(|h| h.service == header.service && h.same_account(header))

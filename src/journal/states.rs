@@ -153,6 +153,13 @@ impl RowStates {
         small.chain(self.large.iter().map(|(row, state)| (*row, state.clone())))
     }
 
+    /// The rows whose latest state is in doubt.
+    pub fn rows_in_doubt(&self) -> impl Iterator<Item = u64> + '_ {
+        let small = self.latest_slots().filter(|s| matches!(s.kind, Kind::InDoubt { .. }));
+        let large = self.large.iter().filter(|(_, s)| matches!(s, RowState::InDoubt { .. }));
+        small.map(|s| u64::from(s.row)).chain(large.map(|(row, _)| *row))
+    }
+
     /// How many rows are in each state: (settled, in doubt).
     pub fn counts(&self) -> (usize, usize) {
         let done = |s: &RowState| matches!(s, RowState::Done { .. });

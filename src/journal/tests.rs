@@ -2,7 +2,7 @@ use std::io::Write;
 
 use super::*;
 
-fn header() -> RunHeader {
+pub(super) fn header() -> RunHeader {
     RunHeader {
         event: "run".into(),
         version: FORMAT_VERSION,

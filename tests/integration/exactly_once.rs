@@ -163,18 +163,36 @@ const FAST: [&str; 6] = ["--rate", "0", "--timeout", "1", "--max-retries", "2"];
 /// service ends with two leads and the two reports name different ones.
 #[test]
 fn a_row_in_doubt_never_takes_another_runs_lead() {
+    another_runs_lead_is_never_taken(None);
+}
+
+/// Claims across runs: with `lead_key = false` rows in doubt are matched by content, and a lead
+/// that another run's journal of the account settled a row with is still never taken.
+#[test]
+fn without_lead_keys_another_runs_claimed_lead_is_still_not_taken() {
+    let mapping = "phone = \"Telefon\"\ncampaign_column = \"Kampagne\"\nlead_key = false\n[variables]\ncustomer_name = \"Name\"\n";
+    another_runs_lead_is_never_taken(Some(mapping));
+}
+
+fn another_runs_lead_is_never_taken(mapping: Option<&str>) {
     let mut case = Case::new();
     let book = case.path("leads.xlsx");
     let row = vec![("Anna".to_string(), "+4915112345678".to_string())];
     workbook(&book, &[("January", row.clone()), ("February", row)]);
     let (jan_report, feb_report) = (case.path("January.json"), case.path("February.json"));
     let book_arg = book.to_str().unwrap().to_string();
+    let mapping_file = mapping.map(|text| write(case.dir.path(), "mapping.toml", text));
+    let mapping_args: Vec<String> = mapping_file
+        .iter()
+        .flat_map(|m| ["--mapping".to_string(), m.display().to_string()])
+        .collect();
     let args = |sheet: &'static str, report: &Path| -> Vec<String> {
         ["import", &book_arg, "--sheet", sheet, "--allow-duplicates", "--report"]
             .into_iter()
             .map(String::from)
             .chain([report.display().to_string()])
             .chain(FAST.map(String::from))
+            .chain(mapping_args.iter().cloned())
             .collect()
     };
     let (jan, feb) = (args("January", &jan_report), args("February", &feb_report));

@@ -241,7 +241,7 @@ impl Collector {
             (fp, self.keys.next(fp))
         });
         let Some((fp, key)) = identity.filter(|_| row.status == RowStatus::Valid) else {
-            return self.held_back(row, identity.map(|(_, key)| key));
+            return self.held_back(row, identity);
         };
         match self.plan.recovered.rows.remove(row.row) {
             Some(RowState::Done { status, lead_id, message, fp: settled }) => {

@@ -12,12 +12,14 @@ use crate::journal::{Entry, Final, RowState, fp_text};
 use crate::report::{Issue, RowReport, RowStatus};
 
 impl Collector {
-    /// A row that is not sent this run, with its key when it has a number and a campaign.
+    /// A row that is not sent this run, with its content fingerprint and key when it has a
+    /// number and a campaign.
     pub(super) fn held_back(
         &mut self,
         mut row: RowReport,
-        key: Option<u64>,
+        identity: Option<(u64, u64)>,
     ) -> Result<(), CollectError> {
+        let key = identity.map(|(_, key)| key);
         match self.plan.recovered.rows.get(row.row) {
             Some(RowState::Done { status: Final::Created, lead_id, .. }) if guarded(&row) => {
                 self.plan.recovered.rows.remove(row.row);
@@ -35,13 +37,46 @@ impl Collector {
                     let key = carried.key;
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
                     let commit_by = carried.commit_by;
-                    let doubt =
-                        Doubt { row, fp: 0, key, id, commit_by, resends: 0, sendable: false };
+                    let fp = identity.map_or(0, |(fp, _)| fp);
+                    let doubt = Doubt { row, fp, key, id, commit_by, resends: 0, sendable: false };
                     self.decide_now(doubt)
                 }
-                None => self.report(row),
+                None => match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(k)?))) {
+                    Some((fp, lead_id)) => self.found_before_guard(row, fp, lead_id),
+                    None => self.report(row),
+                },
             },
         }
+    }
+
+    /// Under `--skip-existing`, the lead an earlier run (of another version of the sheet)
+    /// created for a row a guard now turns away, found by the row's key.
+    fn found_by_key(&self, key: u64) -> Option<u64> {
+        let keyed = self.plan.skip_existing && self.plan.lead_key;
+        keyed.then(|| self.plan.index.keyed(key)).flatten().filter(|id| *id <= self.plan.baseline)
+    }
+
+    /// Reports a guarded row whose lead is on the service already as created, the guard's
+    /// reasons as warnings, and journals it so, so a resume says the same.
+    fn found_before_guard(
+        &mut self,
+        mut row: RowReport,
+        fp: u64,
+        lead_id: u64,
+    ) -> Result<(), CollectError> {
+        let entry = Entry::Outcome {
+            row: row.row,
+            status: Final::Created,
+            fp: fp_text(fp),
+            lead_id: Some(lead_id),
+            message: None,
+            commit_by: None,
+            reconciled: true,
+        };
+        self.plan.journal.outcome(&entry)?;
+        self.summary.reconciled += 1;
+        created_before_guard(&mut row, Some(lead_id));
+        self.report(row)
     }
 
     /// What the lead list says of a held-back row in doubt: created (reported so, with a
@@ -114,7 +149,7 @@ fn created_before_guard(row: &mut RowReport, lead_id: Option<u64>) {
     let guards = std::mem::take(&mut row.errors).into_iter().filter(|e| e.code.is_guard());
     row.warnings.extend(guards.map(|mut issue: Issue| {
         issue.message = format!(
-            "{}; an earlier run of this journal already created it{lead}: remove it on the service if it must not be called",
+            "{}; an earlier run already created it{lead}: remove it on the service if it must not be called",
             issue.message
         );
         issue

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/guards/countries.tsv: every ISO 3166-1 country with its alpha-2 and alpha-3 codes
+"""Writes src/phone/countries.tsv: every ISO 3166-1 country with its alpha-2 and alpha-3 codes
 and its names in English, German, French, Spanish, Italian and Dutch, from Debian's iso-codes
 package (JSON + gettext catalogues), plus the everyday variants people type (UK, USA, Holland).
 
@@ -93,7 +93,7 @@ def main():
         lines.append(f"{entry['alpha_2']}\t{entry['alpha_3']}\t{'|'.join(kept)}")
     if shared:
         print("names shared by several countries, left out:", sorted(shared))
-    out = pathlib.Path(__file__).resolve().parent.parent / "src" / "guards" / "countries.tsv"
+    out = pathlib.Path(__file__).resolve().parent.parent / "src" / "phone" / "countries.tsv"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(data)} countries -> {out}")
 

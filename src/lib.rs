@@ -1,6 +1,6 @@
 //! leadsync: get leads from spreadsheets into an AI calling service, fast and exactly once.
 //!
-//! The modules are declared in the order data flows through them:
+//! Rows flow through the stages in this order:
 //!
 //! ```text
 //!  source ──► phone ──► mapping ──► guards ──► validate ──► push ──► journal ──► report
@@ -8,11 +8,18 @@
 //!   url)                 lead fields) be called) duplicates)  rate limit) exactly once) html, terminal)
 //! ```
 //!
-//! `pipeline` is the one place that knows that order; `progress` shows it to whoever watches.
-//! `client` is the only module that speaks HTTP to the service. The way back: `events`
-//! receives the service's notifications and `export` writes leads and notifications out to CSV
-//! and XLSX. `sandbox` is an independent implementation of the service for tests, demos and
-//! `--sandbox`; `cli` parses arguments and prints, and nothing else depends on it.
+//! **The house rule: a module uses only modules declared before it below**, so there is no
+//! circle between modules and no arrow from a lower floor up (`tests/integration/house.rs`
+//! checks it). The declarations follow the flow, with three ground floors where the flow needs
+//! them: `row` (the row model every stage judges and every report renders) sits right above
+//! the phone code, which owns the facts about numbers and countries; `journal` and `report` come
+//! before `push`, which writes both; `client` (the only module that speaks HTTP to the service)
+//! and `pace` (where the rate limiter and the progress display meet) come before `progress` and
+//! `push`. `pipeline` is the one place that knows the order of the stages; `progress` shows it
+//! to whoever watches. The way back: `events` receives the service's notifications and
+//! `export` writes leads and notifications out to CSV and XLSX. `sandbox` is an independent
+//! implementation of the service for tests, demos and `--sandbox`; `cli` parses arguments and
+//! prints, and nothing else depends on it.
 //!
 //! # Checking a sheet without a service
 //!
@@ -61,15 +68,17 @@
 
 pub mod source;
 pub mod phone;
+pub mod row;
 pub mod mapping;
 pub mod guards;
 pub mod validate;
-pub mod push;
 pub mod journal;
 pub mod report;
-pub mod pipeline;
-pub mod progress;
 pub mod client;
+pub mod pace;
+pub mod progress;
+pub mod push;
+pub mod pipeline;
 pub mod events;
 pub mod export;
 pub mod sandbox;

@@ -449,6 +449,8 @@ fn run_header(
     })
 }
 
+pub use crate::source::is_url;
+
 /// A path made canonical (absolute, `..` and symbolic links resolved), so `leads.csv`,
 /// `sub/../leads.csv` and a link to it share a journal, a lock and their rows' keys; URLs as
 /// they are. A path that cannot be resolved is only made absolute.
@@ -734,12 +736,6 @@ pub fn now() -> String {
 /// Where a downloaded source goes: a fresh temporary directory.
 pub fn download_dir() -> std::io::Result<tempfile::TempDir> {
     tempfile::Builder::new().prefix("leadsync-").tempdir()
-}
-
-/// True when `location` is an http(s) URL rather than a path.
-pub fn is_url(location: &str) -> bool {
-    let lower = location.get(..8).unwrap_or(location).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 /// The path to read for `location`, downloading a URL first.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::push::Throttle;
+use crate::pace::Pace;
 use crate::report::{RowStatus, thousands};
 use crate::source::Extent;
 
@@ -66,7 +66,7 @@ impl Progress {
 /// What the display knows beyond the counters: the pace, and how far reading has got.
 #[derive(Clone, Default)]
 pub struct Context {
-    pub throttle: Option<Arc<Throttle>>,
+    pub throttle: Option<Arc<dyn Pace>>,
     pub extent: Option<Arc<Extent>>,
 }
 
@@ -187,7 +187,7 @@ fn status_line(progress: &Progress, context: &Context, elapsed: Duration) -> Str
         if let Some(rate) = rate {
             line.push_str(&format!(" · limit {rate:.1}/s"));
         }
-        let waiting = throttle.waiting.load(Ordering::Relaxed);
+        let waiting = throttle.retries_waiting();
         if waiting > 0 {
             line.push_str(&format!(" · {waiting} retries waiting"));
         }

@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization;
 use crate::guards::{Guards, NumberType, RowRegion, Verdict};
 use crate::mapping::Plan;
 use crate::phone::{PhoneParser, PhoneProblem};
-use crate::report::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
+use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
 use crate::source::Record;
 
 /// The campaigns rows may name, from the service's live list.

@@ -1,27 +1,6 @@
 //! Consent: a column that says whether a person agreed to be called (`Opt-in`, `Einwilligung`),
 //! and the cell values that mean yes.
 
-use serde::{Deserialize, Serialize};
-
-/// The mapping's `[consent]` table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConsentSpec {
-    /// The header of the consent column.
-    pub column: String,
-    /// Cell values that mean "agreed", compared without case or surrounding space.
-    #[serde(default = "default_values")]
-    pub values: Vec<String>,
-}
-
-/// "Yes" as a form, a CRM or a person writes it, in the six languages the headers are read in.
-pub fn default_values() -> Vec<String> {
-    ["yes", "y", "ja", "j", "oui", "si", "sí", "x", "1", "true", "wahr", "vrai", "opt-in", "✓"]
-        .into_iter()
-        .map(String::from)
-        .collect()
-}
-
 /// The consent check, resolved against a source's headers.
 #[derive(Debug, Clone)]
 pub struct Consent {

@@ -10,34 +10,19 @@
 //! every row is sent.
 
 mod consent;
-mod country;
-mod number_type;
 mod suppress;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-pub use consent::{Consent, ConsentSpec, default_values as default_consent_values};
-pub use country::{name_of as country_name, region_of};
-pub use number_type::{BLOCKABLE, BlockedTypes, NumberType};
+pub use crate::mapping::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
+pub use consent::Consent;
+// Facts about numbers and countries live with the phone code; guards use them.
+pub use crate::phone::{BLOCKABLE, BlockedTypes, NumberType, country_name, region_of};
 pub use suppress::{SuppressError, Suppression, SuppressionList};
 
 use crate::mapping::header_key;
 use crate::phone::{Phone, PhoneParser};
-use crate::report::{Issue, IssueCode};
-
-/// What the mapping and the command line ask for, before it meets a source.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GuardSpec {
-    /// Suppression lists: paths (relative ones already resolved) or URLs.
-    pub suppress: Vec<String>,
-    /// Countries numbers may belong to (codes or names); empty: any.
-    pub countries: Vec<String>,
-    /// The header of a column naming each row's country.
-    pub region_column: Option<String>,
-    /// Number types not to call; `None`: premium rate.
-    pub block_number_types: Option<Vec<String>>,
-    pub consent: Option<ConsentSpec>,
-}
+use crate::row::{Issue, IssueCode};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
@@ -275,14 +260,6 @@ fn allowed_regions(names: &[String]) -> Result<Vec<String>, GuardError> {
 fn find_column(headers: &[String], header: &str) -> Option<usize> {
     let wanted = header_key(header);
     headers.iter().position(|h| header_key(h) == wanted)
-}
-
-/// A suppression list named in a mapping file, made relative to that file's folder.
-pub fn relative_to(mapping_dir: &Path, list: &str) -> String {
-    if crate::pipeline::is_url(list) || Path::new(list).is_absolute() {
-        return list.to_string();
-    }
-    mapping_dir.join(list).display().to_string()
 }
 
 /// Loads every list of `spec`, each from the local path it was fetched to.

@@ -63,7 +63,7 @@ pub struct MappingFile {
     pub block_number_types: Option<Vec<String>>,
     /// A column recording consent to be called, and the values that mean yes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub consent: Option<crate::guards::ConsentSpec>,
+    pub consent: Option<super::ConsentSpec>,
     /// Send each lead with its own key (the variable `leadsync_key`), by which a later run
     /// knows it; `false` falls back to matching leads by number and content.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,14 +174,14 @@ impl MappingFile {
         // Lists are named relative to the mapping, so a mapping and its lists move together.
         let dir = path.parent().unwrap_or(Path::new("."));
         for list in &mut file.suppress {
-            *list = crate::guards::relative_to(dir, list);
+            *list = super::relative_to(dir, list);
         }
         Ok(file)
     }
 
     /// The "who may be called" part of the mapping.
-    pub fn guard_spec(&self) -> crate::guards::GuardSpec {
-        crate::guards::GuardSpec {
+    pub fn guard_spec(&self) -> super::GuardSpec {
+        super::GuardSpec {
             suppress: self.suppress.clone(),
             countries: self.countries.clone(),
             region_column: self.region_column.clone(),

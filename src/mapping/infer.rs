@@ -236,9 +236,9 @@ pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
         ));
     }
     if let Some(i) = find(CONSENT) {
-        file.consent = Some(crate::guards::ConsentSpec {
+        file.consent = Some(super::ConsentSpec {
             column: headers[i].clone(),
-            values: crate::guards::default_consent_values(),
+            values: super::default_consent_values(),
         });
         used[i] = true;
         notes.push(format!("proposed: consent from column `{}` (`[consent]`)", headers[i]));

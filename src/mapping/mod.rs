@@ -3,6 +3,7 @@
 //! headers into a [`Plan`] of column indexes that the hot path applies to every row.
 
 mod file;
+mod guard_spec;
 mod infer;
 mod template;
 
@@ -12,10 +13,11 @@ pub use file::{
     CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, SheetRef,
     parse_delimiter,
 };
+pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::infer;
 pub use template::render_template;
 
-use crate::report::{Variables, intern};
+use crate::row::{Variables, intern};
 
 /// A mapping resolved against one source's headers.
 #[derive(Debug, Clone, PartialEq, Eq)]

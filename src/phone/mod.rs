@@ -8,9 +8,14 @@
 //! `PhoneParser` is `Copy`; the metadata behind it is a process-wide static that every thread
 //! shares.
 
+mod country;
 mod kind;
+mod number_type;
 mod prefixes;
 mod shortcut;
+
+pub use country::{name_of as country_name, region_of};
+pub use number_type::{BLOCKABLE, BlockedTypes, NumberType};
 
 use rlibphonenumber::{
     NumberLengthType, PHONE_NUMBER_UTIL, ParseError, PhoneNumber, PhoneNumberType, Region,

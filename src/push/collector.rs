@@ -20,7 +20,8 @@ use super::{Job, Pool, PushConfig, Sent, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
 use crate::journal::{Attempt, Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
 use crate::progress::Progress;
-use crate::report::{Issue, IssueCode, ReportError, Reports, RowReport, RowStatus};
+use crate::report::{ReportError, Reports};
+use crate::row::{Issue, IssueCode, RowReport, RowStatus};
 
 /// Rows journaled per fsync before they are handed to the workers.
 const DISPATCH_BATCH: usize = 64;
@@ -595,15 +596,20 @@ fn new_lead(row: &RowReport, allow_duplicates: bool) -> NewLead {
     NewLead {
         phone_number: row.phone.clone().unwrap_or_default(),
         campaign_id: row.campaign_id.unwrap_or_default(),
-        variables: row.variables.to_lead_variables(),
+        variables: lead_variables(&row.variables),
         allow_dupplicate: allow_duplicates,
         secondary_contacts: row
             .secondary_contacts
             .iter()
             .map(|c| NewContact {
                 phone_number: c.phone.clone(),
-                variables: c.variables.to_lead_variables(),
+                variables: lead_variables(&c.variables),
             })
             .collect(),
     }
+}
+
+/// A row's variables as the service's request model holds them.
+fn lead_variables(variables: &crate::row::Variables) -> crate::client::Variables {
+    variables.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
 }

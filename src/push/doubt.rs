@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::reconcile::{Found, RowId};
 use crate::journal::Final;
-use crate::report::RowReport;
+use crate::row::RowReport;
 
 /// How long after it was sent a write may still commit, for a client timeout `timeout`.
 pub fn window(timeout: Duration) -> Duration {

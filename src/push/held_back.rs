@@ -9,7 +9,7 @@ use super::collector::{CollectError, Collector, apply_final};
 use super::doubt::{Doubt, Verdict};
 use super::reconcile::RowId;
 use crate::journal::{Entry, Final, RowState, fp_text};
-use crate::report::{Issue, RowReport, RowStatus};
+use crate::row::{Issue, RowReport, RowStatus};
 
 impl Collector {
     /// A row that is not sent this run, with its content fingerprint and key when it has a

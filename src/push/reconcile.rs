@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 use super::key;
 use crate::client::{Client, ClientError, Lead};
 use crate::journal::Claimed;
-use crate::report::Variables;
+use crate::row::Variables;
 
 #[derive(Debug, Clone, Default)]
 pub struct LeadIndex {

@@ -14,7 +14,7 @@ use super::Job;
 use super::collector::{CollectError, Collector, reserve};
 use super::doubt;
 use super::reconcile::LeadIndex;
-use crate::report::{Issue, IssueCode, RowStatus};
+use crate::row::{Issue, IssueCode, RowStatus};
 
 /// How often a wait for a commit deadline looks at the stop flag.
 const STOP_POLL: Duration = Duration::from_millis(100);

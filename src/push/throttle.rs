@@ -133,6 +133,16 @@ impl Throttle {
     }
 }
 
+impl crate::pace::Pace for Throttle {
+    fn current_rate(&self) -> Option<f64> {
+        Throttle::current_rate(self)
+    }
+
+    fn retries_waiting(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
+    }
+}
+
 /// Rates outside this range are taken as its ends: a period must fit a `Duration`.
 const RATE_RANGE: (f64, f64) = (1e-3, 1e6);
 

@@ -16,19 +16,18 @@ pub mod model;
 mod run_summary;
 mod staged;
 mod terminal;
-mod variables;
 mod xlsx;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use crate::row::intern;
 pub use error::ReportError;
 pub use model::{
     ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
 };
 pub use run_summary::{PushCounts, RunSummary};
 pub use terminal::terminal_summary;
-pub use variables::intern;
 
 /// The CSV formula-injection escape, shared with the lead and notification exports.
 pub(crate) use csv::escape_formula;

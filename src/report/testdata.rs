@@ -52,7 +52,7 @@ fn build(spec: Spec) -> RowReport {
         source_cells: spec.cells.map(String::from).to_vec(),
         region: spec.region.map(String::from),
         campaign_name: spec.campaign.map(|c| c.1.to_string()),
-        number_type: spec.phone.map(|_| crate::guards::NumberType::Mobile),
+        number_type: spec.phone.map(|_| crate::phone::NumberType::Mobile),
     }
 }
 

@@ -416,5 +416,11 @@ impl Iterator for Records {
     }
 }
 
+/// True when `location` is an http(s) URL rather than a path.
+pub fn is_url(location: &str) -> bool {
+    let lower = location.get(..8).unwrap_or(location).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
 #[cfg(test)]
 mod tests;

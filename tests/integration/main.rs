@@ -6,6 +6,7 @@ mod durability;
 mod exactly_once;
 mod events;
 mod guards;
+mod house;
 mod identity;
 mod import;
 mod install;

@@ -61,7 +61,7 @@ pub(super) fn country(region: &str) -> String {
     if region == NONE {
         return "No valid number".to_string();
     }
-    match crate::guards::country_name(region) {
+    match crate::phone::country_name(region) {
         Some(name) => format!("{}<small>{}</small>", Esc(name), Esc(region)),
         None => Esc(region).to_string(),
     }

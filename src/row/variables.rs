@@ -89,11 +89,6 @@ impl Variables {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    /// The same variables as the service's request model holds them.
-    pub fn to_lead_variables(&self) -> crate::client::Variables {
-        self.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
-    }
 }
 
 impl PartialEq for Variables {

@@ -215,7 +215,13 @@ fn another_runs_lead_is_never_taken(mapping: Option<&str>) {
         .find(|p| p.to_string_lossy().contains("January") && p.extension().unwrap() == "jsonl")
         .unwrap();
     assert!(journal.exists());
-    case.cli(&sb, ALICE, &jan).ok();
+    let (_, err) = case.cli(&sb, ALICE, &jan).ok();
+    // The plan line says when rows go without their key.
+    assert_eq!(
+        err.contains("without their own key (lead_key = false)"),
+        mapping.is_some(),
+        "{err}"
+    );
     let on_service = leads(&sb, ALICE);
     assert_eq!(on_service.len(), 2, "one lead per sheet: {on_service:?}");
     let (jan_row, feb_row) = (report_row(&jan_report, 2), report_row(&feb_report, 2));

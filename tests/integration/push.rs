@@ -606,3 +606,46 @@ fn import_resume_and_sync_work_with_every_list_shape() {
         assert_exactly_once(&healthy, 80, false);
     }
 }
+
+/// SIGTERM (what `systemctl stop`, `timeout` and Kubernetes send) stops a `sync` as Ctrl-C does:
+/// requests in flight finish, the summary and the report are written, the exit code is 143, and
+/// the next run sends the rest exactly once.
+#[test]
+fn sigterm_stops_a_sync_gracefully_with_its_summary_and_report() {
+    let sb = TestSandbox::with_faults(Faults {
+        latency: Duration::from_millis(20),
+        ..Faults::default()
+    });
+    let run = Run::new(&sb, 150, false);
+    let report = run.dir.join("report.json");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("leadsync"))
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .arg("sync")
+        .arg(&run.csv)
+        .args(defaults(&["--concurrency"]))
+        .args(["--concurrency", "2", "--report"])
+        .arg(&report)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{err}");
+    assert!(err.contains("stopping (SIGTERM)"), "{err}");
+    assert!(err.contains("rows:") || err.contains("rows read"), "a summary: {err}");
+    let written = json(&std::fs::read_to_string(&report).unwrap());
+    assert_eq!(written["run"]["interrupted"], true, "the report says it is partial");
+    sb.cli(ALICE)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .args(["sync"])
+        .args([&run.csv])
+        .args(defaults(&[]))
+        .expect_code(3);
+    assert_exactly_once(&sb, 150, false);
+}

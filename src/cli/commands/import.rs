@@ -233,7 +233,7 @@ pub async fn execute(
         push,
         display,
     };
-    let stop = stop_on_ctrl_c(config.quiet);
+    let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;
     if let Some(session) = session {
         session.close().await;
@@ -270,23 +270,27 @@ pub fn display(config: &Config, plain: bool) -> Display {
     }
 }
 
-/// The first Ctrl-C stops the run gracefully; the second exits at once (the journal is
-/// consistent either way: attempts are on disk before requests go out).
-fn stop_on_ctrl_c(quiet: bool) -> Arc<AtomicBool> {
+/// The first Ctrl-C or SIGTERM (what `systemctl stop`, `timeout` and Kubernetes send) stops
+/// the run gracefully: requests in flight finish, and the journal, the reports and the summary
+/// are written. A second signal exits at once (the journal is consistent either way: attempts
+/// are on disk before requests go out).
+fn stop_on_signal(quiet: bool) -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_err() {
-            return;
-        }
+        let Some(first) = crate::cli::exit::next_signal().await else { return };
+        crate::cli::exit::stopped_by(first);
         flag.store(true, Ordering::Relaxed);
         if !quiet {
+            let again =
+                if first == crate::cli::exit::Signal::Interrupt { "Ctrl-C" } else { "the signal" };
             eprintln!(
-                "stopping: finishing requests in flight and writing the journal (Ctrl-C again to quit at once)"
+                "stopping ({}): finishing requests in flight and writing the journal and reports ({again} again to quit at once)",
+                first.name()
             );
         }
-        if tokio::signal::ctrl_c().await.is_ok() {
-            std::process::exit(i32::from(crate::cli::exit::INTERRUPTED));
+        if let Some(second) = crate::cli::exit::next_signal().await {
+            std::process::exit(i32::from(second.exit_code()));
         }
     });
     stop

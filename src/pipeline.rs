@@ -166,6 +166,7 @@ pub async fn import(
         sheet: source.sheet.clone(),
         dry_run: send.is_none(),
         interrupted: false,
+        read_whole: false,
         campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
         blank_rows: 0,
         headers: headers.clone(),
@@ -216,6 +217,11 @@ pub async fn import(
     };
     let (blank_rows, stream_result) = stages.await.expect("the row stages do not panic")?;
     run.blank_rows = blank_rows;
+    // A run that sends knows whether every row reached it; a dry run reads what was read.
+    run.read_whole = match &push {
+        Some((summary, _)) => summary.read_whole,
+        None => matches!(stream_result, Ok(true)),
+    };
     run.finished_at = now();
     // Ctrl-C stops reading and sending, so the reports cover only the rows handled so far. One
     // that lands after the last row still counts: a whole report marked partial is the safe error.
@@ -620,14 +626,14 @@ type Batch = (u64, Vec<Record>);
 type CheckedBatch = (u64, Vec<Option<Checked>>);
 
 /// Reader → checkers → in-order collector, which hands each row's verdict to `out`. Returns
-/// the blank-row count and how reading ended.
+/// the blank-row count and how reading ended (true: at the end of the source).
 fn run_stages(
     source: Source,
     checkers: Checkers,
     out: mpsc::Sender<Vec<RowReport>>,
     allow_duplicates: bool,
     stop: &AtomicBool,
-) -> Result<(u64, Result<(), PipelineError>), PipelineError> {
+) -> Result<(u64, Result<bool, PipelineError>), PipelineError> {
     let row_checkers =
         (0..checkers.workers).map(|_| checkers.build()).collect::<Result<Vec<_>, _>>()?;
     let (batch_tx, batch_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
@@ -652,17 +658,18 @@ fn run_stages(
     })
 }
 
+/// Reads every record into batches; true when it got to the end of the source.
 fn read_batches(
     source: Source,
     tx: SyncSender<Batch>,
     spent: &Receiver<Vec<Record>>,
     stop: &AtomicBool,
-) -> Result<(), PipelineError> {
+) -> Result<bool, PipelineError> {
     let mut batch = Vec::with_capacity(BATCH_ROWS);
     let mut seq = 0;
     for record in source.records() {
         if stop.load(Ordering::Relaxed) {
-            return Ok(());
+            return Ok(false);
         }
         batch.push(record?);
         if batch.len() == BATCH_ROWS {
@@ -671,7 +678,7 @@ fn read_batches(
                 .send((seq, std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS))))
                 .is_err()
             {
-                return Ok(()); // the collector stopped: its error is the one to report
+                return Ok(false); // the collector stopped: its error is the one to report
             }
             seq += 1;
         }
@@ -679,7 +686,7 @@ fn read_batches(
     if !batch.is_empty() {
         let _ = tx.send((seq, batch));
     }
-    Ok(())
+    Ok(true)
 }
 
 fn check_batches(

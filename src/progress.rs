@@ -53,7 +53,7 @@ impl Progress {
             RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed => {
                 self.problems.fetch_add(1, Ordering::Relaxed)
             }
-            RowStatus::Valid | RowStatus::Skipped => 0,
+            RowStatus::Valid | RowStatus::Skipped | RowStatus::NotSent => 0,
         };
     }
 

@@ -73,6 +73,8 @@ pub struct PushSummary {
     pub sending_secs: f64,
     /// Ctrl-C stopped the run before every row was read and sent.
     pub interrupted: bool,
+    /// Every row of the source reached the collector (a stopped run may have read them all).
+    pub read_whole: bool,
 }
 
 impl PushSummary {
@@ -180,7 +182,10 @@ impl Collector {
         let mut reading = true;
         let mut ready: Vec<(Flight, Job)> = Vec::new();
         loop {
-            if stop.load(Ordering::Relaxed) && reading {
+            // Checked whether or not reading is over: a small sheet is read whole long before
+            // its rows are sent, and a stop must still keep the queued ones from going out.
+            if stop.load(Ordering::Relaxed) && !self.summary.interrupted {
+                self.summary.read_whole = !reading;
                 reading = false;
                 self.summary.interrupted = true;
                 // Rows read but not yet journaled are simply not sent: the next run sends them.
@@ -202,7 +207,10 @@ impl Collector {
                             self.admit(row, &mut ready)?;
                         }
                     }
-                    None => reading = false,
+                    None => {
+                        reading = false;
+                        self.summary.read_whole = true;
+                    }
                 },
                 permit = reserve(&jobs), if !self.pending.is_empty() => {
                     self.hand_out(permit);
@@ -492,9 +500,10 @@ impl Collector {
         self.report(row)
     }
 
-    /// A row read but never journaled or sent, because the run was stopped.
+    /// A row read but never journaled or sent, because the run was stopped: not a failure,
+    /// the next run sends it.
     fn not_sent(&mut self, mut row: RowReport) -> Result<(), CollectError> {
-        apply_final(&mut row, Final::Failed, None, Some(INTERRUPTED));
+        row.status = RowStatus::NotSent;
         self.report(row)
     }
 
@@ -504,7 +513,7 @@ impl Collector {
         while let Some(job) = self.pending.pop_front() {
             if let Some(Flight { mut row, fp, .. }) = self.in_flight.remove(&job.row) {
                 self.journal_outcome(job.row, fp, Final::Failed, None, Some(INTERRUPTED))?;
-                apply_final(&mut row, Final::Failed, None, Some(INTERRUPTED));
+                row.status = RowStatus::NotSent;
                 self.report(row)?;
             }
         }

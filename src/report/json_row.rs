@@ -211,6 +211,7 @@ mod tests {
             RowStatus::Duplicate,
             RowStatus::Skipped,
             RowStatus::Failed,
+            RowStatus::NotSent,
         ];
         RowReport {
             row: rng.random(),

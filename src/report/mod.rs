@@ -175,6 +175,7 @@ pub(crate) fn status_str(status: RowStatus) -> &'static str {
         RowStatus::Duplicate => "duplicate",
         RowStatus::Skipped => "skipped",
         RowStatus::Failed => "failed",
+        RowStatus::NotSent => "not_sent",
     }
 }
 

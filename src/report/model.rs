@@ -18,6 +18,14 @@ pub struct Summary {
     /// Skipped because they must not be called: on a suppression list, or without consent.
     pub do_not_call: u64,
     pub failed: u64,
+    /// Read but not sent because the run was stopped; written only when there are any, so a
+    /// run that was not stopped reports what it always did.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_sent: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -31,6 +39,7 @@ impl Summary {
             RowStatus::Skipped if row.is_do_not_call() => self.do_not_call += 1,
             RowStatus::Skipped => self.skipped_existing += 1,
             RowStatus::Failed => self.failed += 1,
+            RowStatus::NotSent => self.not_sent += 1,
         }
     }
 
@@ -52,6 +61,9 @@ pub struct RunInfo {
     /// Ctrl-C stopped the run: the rows and counts cover only the rows handled before it, not
     /// the whole file. Every writer says so, so a partial report is never taken for a whole one.
     pub interrupted: bool,
+    /// Reading got to the end of the source (an interrupted run may have read it all).
+    #[serde(skip)]
+    pub read_whole: bool,
     /// False with `--offline`: campaigns were not checked against the service.
     pub campaigns_checked: bool,
     /// Entirely blank rows, skipped without a report row.

@@ -42,18 +42,30 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
     out
 }
 
-/// First, because every count below it covers only part of the file.
+/// First, because every count below it covers only the rows read before the stop.
 fn interrupted(summary: &Summary, run: &RunInfo) -> String {
     let next = match run.dry_run {
         true => "run it again to the end to check every row",
         false => "run the same command again to continue where it stopped",
     };
-    let read = match summary.rows {
-        0 => return format!("interrupted: no row was read; {next}\n"),
-        1 => "only the first row was read".to_string(),
-        n => format!("only the first {} rows were read", thousands(n)),
+    let read = match (summary.rows, run.read_whole) {
+        (0, _) => return format!("interrupted: no row was read; {next}\n"),
+        (1, true) => "the one row was read".to_string(),
+        (n, true) => format!("all {} rows were read", thousands(n)),
+        (1, false) => "only the first row was read".to_string(),
+        (n, false) => format!("only the first {} rows were read", thousands(n)),
     };
-    format!("interrupted: {read}; the counts and reports cover those, not the whole file; {next}\n")
+    if !run.dry_run && summary.not_sent > 0 {
+        // Sent: on the service now, created by this run or found there.
+        let sent = summary.created + summary.skipped_existing;
+        return format!(
+            "interrupted: {read}; {} sent, {} not sent yet: run the same command again to send them and continue where it stopped\n",
+            thousands(sent),
+            thousands(summary.not_sent)
+        );
+    }
+    let cover = if run.read_whole { "" } else { ", not the whole file" };
+    format!("interrupted: {read}; the counts and reports cover those{cover}; {next}\n")
 }
 
 /// `1,000 rows: 940 valid, 40 rejected, …`, naming only the statuses that occurred.
@@ -66,6 +78,7 @@ fn counts(summary: &Summary, run: &RunInfo) -> String {
         (summary.rejected, "rejected"),
         (summary.duplicates, if summary.duplicates == 1 { "duplicate" } else { "duplicates" }),
         (summary.failed, "failed (run again to retry)"),
+        (summary.not_sent, "not sent yet"),
     ];
     let named: Vec<_> = parts
         .iter()

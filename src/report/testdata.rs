@@ -13,6 +13,7 @@ pub(crate) fn run_info() -> RunInfo {
         sheet: Some("Leads".into()),
         dry_run: true,
         interrupted: false,
+        read_whole: false,
         campaigns_checked: false,
         blank_rows: 1,
         headers: headers(),

@@ -24,6 +24,9 @@ pub enum RowStatus {
     Skipped,
     /// Sending failed after every retry; running the same command again retries it.
     Failed,
+    /// Read, but not sent because the run was stopped (Ctrl-C, SIGTERM): nothing went wrong
+    /// with it, and running the same command again sends it.
+    NotSent,
 }
 
 /// Why a row was refused or warned about. The JSON names are the public contract.

@@ -649,3 +649,50 @@ fn sigterm_stops_a_sync_gracefully_with_its_summary_and_report() {
         .expect_code(3);
     assert_exactly_once(&sb, 150, false);
 }
+
+/// Ctrl-C half-way through a paced run: the rows it did not get to are "not sent yet", never
+/// "failed", in the terminal, the JSON, the HTML and the XLSX report, and the next run sends
+/// them exactly once.
+#[test]
+fn rows_a_stopped_run_did_not_get_to_are_not_sent_yet_never_failed() {
+    let sb = TestSandbox::start();
+    let run = Run::new(&sb, 120, false);
+    let (json_report, html, xlsx) =
+        (run.dir.join("r.json"), run.dir.join("r.html"), run.dir.join("r.xlsx"));
+    let child = Command::new(assert_cmd::cargo::cargo_bin("leadsync"))
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("LEADSYNC_STATE_DIR", run.dir.join("state"))
+        .arg("import")
+        .arg(&run.csv)
+        .args(["--rate", "20", "--concurrency", "2", "--timeout", "2"])
+        .args(["--report".as_ref(), json_report.as_os_str(), "--report".as_ref(), html.as_os_str()])
+        .args(["--report".as_ref(), xlsx.as_os_str()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2_500));
+    interrupt(&child);
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(err.contains("all 120 rows were read; "), "{err}");
+    assert!(err.contains(" not sent yet: run the same command again to send them"), "{err}");
+    assert!(!err.contains("failed"), "nothing failed: {err}");
+    let report = json(&std::fs::read_to_string(&json_report).unwrap());
+    let not_sent = summary_count(&report, "not_sent");
+    assert!(not_sent > 20, "about half not sent: {}", report["summary"]);
+    assert_eq!(summary_count(&report, "failed"), 0);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.iter().filter(|r| r["status"] == "not_sent").count() as u64, not_sent);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("not sent yet") && !page.contains("could not be sent"), "HTML");
+    let mut book: calamine::Xlsx<_> = calamine::open_workbook(&xlsx).unwrap();
+    let summary = calamine::Reader::worksheet_range(&mut book, "Summary").unwrap();
+    let cells: Vec<String> = summary.cells().map(|(_, _, c)| c.to_string()).collect();
+    assert!(cells.iter().any(|c| c.starts_with("not sent yet")), "{cells:?}");
+    assert!(cells.windows(2).any(|w| w[0] == "failed" && w[1] == "0"), "{cells:?}");
+    run.cli(&sb, &[]).expect_code(3);
+    assert_exactly_once(&sb, 120, false);
+}

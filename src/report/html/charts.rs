@@ -29,6 +29,7 @@ pub(super) fn strip(out: &mut impl Write, s: &Summary, run: &RunInfo) -> io::Res
         (s.rejected, "bad", "rejected"),
         (s.duplicates, "dup", "duplicates"),
         (s.failed, "fail", "failed"),
+        (s.not_sent, "skip", "not sent yet"),
     ];
     let parts: Vec<_> = parts.into_iter().filter(|p| p.0 > 0).collect();
     let aria = r#"role="img" aria-label="share of rows by outcome""#;

@@ -12,6 +12,7 @@ pub(super) fn status(status: RowStatus) -> &'static str {
         RowStatus::Duplicate => "Duplicate",
         RowStatus::Skipped => "Skipped",
         RowStatus::Failed => "Failed",
+        RowStatus::NotSent => "Not sent yet",
     }
 }
 

@@ -151,18 +151,35 @@ impl Page<'_> {
 
     /// The interrupted banner's title and text: the page covers part of the file only.
     fn interrupted(&self) -> (String, String) {
-        let title = match self.summary.rows {
-            0 => "Interrupted: no row was read".to_string(),
-            1 => "Interrupted: only the first row was read".to_string(),
-            n => format!("Interrupted: only the first {} rows were read", thousands(n)),
+        let s = self.summary;
+        if !self.run.dry_run && s.not_sent > 0 {
+            let title = format!(
+                "Stopped: {} sent, {} not sent yet",
+                thousands(s.created + s.skipped_existing),
+                thousands(s.not_sent)
+            );
+            let whole = if self.run.read_whole { "" } else { " and the rest of the file" };
+            let text = format!(
+                "The run was stopped (Ctrl-C or SIGTERM) before it sent every row. Nothing went \
+                 wrong with the rows not sent yet: run the same command again to send them{whole}; \
+                 rows already sent are not sent twice."
+            );
+            return (title, text);
+        }
+        let title = match (s.rows, self.run.read_whole) {
+            (0, _) => "Interrupted: no row was read".to_string(),
+            (n, true) => format!("Interrupted: all {} rows were read", thousands(n)),
+            (1, false) => "Interrupted: only the first row was read".to_string(),
+            (n, false) => format!("Interrupted: only the first {} rows were read", thousands(n)),
         };
         let next = match self.run.dry_run {
             true => "run it again to the end to check every row",
             false => "run the same command again to continue where it stopped",
         };
+        let cover = if self.run.read_whole { "" } else { ", not the whole file" };
         let text = format!(
-            "Ctrl-C stopped the run. The counts, charts and rows on this page cover those rows, \
-             not the whole file: {next}."
+            "The run was stopped (Ctrl-C or SIGTERM). The counts, charts and rows on this page \
+             cover those rows{cover}: {next}."
         );
         (title, text)
     }

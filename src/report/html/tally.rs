@@ -70,7 +70,7 @@ impl Split {
     fn add(&mut self, status: RowStatus) {
         match status {
             RowStatus::Valid | RowStatus::Created => self.good += 1,
-            RowStatus::Skipped => self.skipped += 1,
+            RowStatus::Skipped | RowStatus::NotSent => self.skipped += 1,
             RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed => self.problem += 1,
         }
     }

@@ -88,7 +88,8 @@ pub struct PushOptions {
 pub struct ImportResult {
     pub outcome: report::Outcome,
     pub run: RunInfo,
-    /// What the inferred mapping chose, one line each (empty with `--mapping`).
+    /// What the inferred mapping chose, one line each (empty with `--mapping`); shown (unless
+    /// hidden) before any row was read.
     pub mapping_notes: Vec<String>,
     /// How sending went; `None` for a dry run.
     pub push: Option<PushSummary>,
@@ -147,6 +148,8 @@ pub async fn import(
         Some(m) => (m, Vec::new()),
         None => infer_with_overrides(opts, &headers),
     };
+    // Said before any row is read, on a terminal and off it alike.
+    progress::announce_mapping(opts.display, &mapping_notes);
     let plan = mapping.resolve(&headers, &opts.location)?;
     let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
     let campaigns = match (opts.offline, client) {

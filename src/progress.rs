@@ -83,6 +83,15 @@ pub fn watch(progress: Arc<Progress>, display: Display, context: Context) -> Wat
     Watcher { stop, handle }
 }
 
+/// Before any row is read: what the inferred mapping chose, one line each.
+pub fn announce_mapping(display: Display, notes: &[String]) {
+    if display != Display::Hidden {
+        for note in notes {
+            eprintln!("mapping: {note}");
+        }
+    }
+}
+
 /// Before the first request: how many rows, at what pace, and so about how long.
 pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64, lead_key: bool) {
     if display != Display::Hidden {

@@ -26,6 +26,18 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
             let n = thousands(*n);
             let _ = writeln!(out, "  {n:>width$}  {:<20}  fix: {}", code.as_str(), code.fix());
         }
+        // No reason goes unmentioned: the rest are counted, and the reports list them.
+        let rest = outcome.top_reasons.len().saturating_sub(TOP);
+        if rest > 0 {
+            let what = if rest == 1 { "reason" } else { "reasons" };
+            let rows: u64 = outcome.top_reasons.iter().skip(TOP).map(|(_, n)| n).sum();
+            let of = if rows == 1 { "row" } else { "rows" };
+            let _ = writeln!(
+                out,
+                "  and {rest} more {what} ({} {of}): see the report",
+                thousands(rows)
+            );
+        }
     }
     if !run.campaigns_checked {
         out.push_str("campaigns were not checked against the service (offline)\n");
@@ -136,6 +148,7 @@ top reasons:
   31  invalid_phone         fix: correct the number, or write it with its country code (+49 …) if it is foreign
   12  duplicate_in_file     fix: remove the repeated row, or pass --allow-duplicates
    8  request_failed        fix: run the same command again: failed rows are retried
+  and 1 more reason (1 row): see the report
 campaigns were not checked against the service (offline)
 reports: r.json, r.html
 ";

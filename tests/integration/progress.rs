@@ -69,3 +69,42 @@ fn regex_free_find(text: &str, suffix: &str) -> bool {
     text.match_indices(suffix)
         .any(|(at, _)| text[..at].chars().next_back().is_some_and(|c| c.is_ascii_digit()))
 }
+
+/// The mapping leadsync chose is said before anything is read or sent, on a terminal (where it
+/// used to come after the run, behind the bar) and off one alike.
+#[test]
+fn the_chosen_mapping_comes_before_the_run_on_a_terminal_and_off_it() {
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 30);
+    let bin = assert_cmd::cargo::cargo_bin("leadsync");
+    let args = "import leads.csv --campaign 10 --rate 20 --state-dir state";
+    let off = Command::new(&bin)
+        .args(args.split(' '))
+        .current_dir(dir)
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .output()
+        .unwrap();
+    let mut screens = vec![String::from_utf8_lossy(&off.stderr).to_string()];
+    if Command::new("script").arg("--version").output().is_ok() {
+        write(dir, "leads.csv", "Name,Telefon\nA,0151 51000001\nB,0151 51000002\n");
+        let command = format!("{} {args}", bin.display());
+        let on = Command::new("script")
+            .args(["-qefc", &command, "/dev/null"])
+            .current_dir(dir)
+            .env("LEADSYNC_BASE_URL", &sb.base_url)
+            .env("LEADSYNC_TOKEN", ALICE)
+            .env("COLUMNS", "200")
+            .output()
+            .unwrap();
+        screens.push(String::from_utf8_lossy(&on.stdout).to_string());
+    }
+    for screen in screens {
+        let mapping = screen.find("mapping: phone number from column `Telefon`");
+        let plan = screen.find("rows to send");
+        let counts = screen.find(" created");
+        assert!(mapping.is_some() && plan.is_some() && counts.is_some(), "{screen}");
+        assert!(mapping < plan && plan < counts, "the mapping first: {screen}");
+    }
+}

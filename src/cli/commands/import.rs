@@ -298,9 +298,6 @@ fn stop_on_signal(quiet: bool) -> Arc<AtomicBool> {
 
 pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Outcome> {
     if !config.quiet {
-        for note in &result.mapping_notes {
-            eprintln!("mapping: {note}");
-        }
         let summary = terminal_summary(&result.outcome, &result.run);
         match config.color {
             true => eprint!("{}", crate::cli::color::paint_summary(&summary)),

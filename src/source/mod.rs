@@ -29,6 +29,7 @@ mod ods_tally;
 mod sheet;
 mod sheet_rows;
 mod xls_scan;
+mod xlsb_errors;
 mod xlsb_scan;
 mod xml_scan;
 mod zip_scan;
@@ -196,21 +197,32 @@ impl Source {
         drop(file);
         // calamine allocates from what the file declares, and an allocation failure aborts:
         // the limits are checked before it opens the file.
-        match format {
-            Format::Xls => xls_scan::check(path, &location)?,
-            _ => zip_scan::check(path, &location, format)?,
-        }
-        Source::open_workbook(path, location, format, opts)
+        let hints = match format {
+            Format::Xls => {
+                xls_scan::check(path, &location)?;
+                sheet::Hints::default()
+            }
+            _ => {
+                let found = zip_scan::check(path, &location, format)?;
+                sheet::Hints {
+                    xlsb_formula_errors: found.xlsb_formula_errors,
+                    ..Default::default()
+                }
+            }
+        };
+        Source::open_workbook(path, location, format, hints, opts)
     }
 
     fn open_workbook(
         path: &Path,
         location: String,
         format: Format,
+        hints: sheet::Hints,
         opts: &SourceOptions,
     ) -> Result<Source, SourceError> {
         let extent = Extent::new(Unit::Rows, 0);
-        let opened = sheet::open(path, &location, format, opts.sheet.as_ref(), extent.clone())?;
+        let selector = opts.sheet.as_ref();
+        let opened = sheet::open(path, &location, format, selector, hints, extent.clone())?;
         let source = Source {
             location,
             format,
@@ -416,5 +428,7 @@ impl Iterator for Records {
     }
 }
 
+#[cfg(test)]
+mod fidelity_tests;
 #[cfg(test)]
 mod tests;

@@ -8,8 +8,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use calamine::{
-    Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError, Xlsb,
-    Xlsx,
+    Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError,
+    XlsOptions, Xlsb, Xlsx,
 };
 
 use super::sheet_rows::SheetRows;
@@ -27,25 +27,41 @@ pub(super) struct SheetSource {
     pub rows: SheetRows,
 }
 
+/// What the pre-flight found that changes how calamine is driven.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Hints {
+    /// An XLSB with formula cells holding errors, which calamine skips (see `xlsb_errors`).
+    pub xlsb_formula_errors: bool,
+    /// The code page XLS strings are decoded with, instead of the one the file names.
+    pub xls_codepage: Option<u16>,
+}
+
 /// Opens the workbook at `path`, picks the sheet and starts reading it.
 pub(super) fn open(
     path: &Path,
     location: &str,
     format: Format,
     selector: Option<&SheetSelector>,
+    hints: Hints,
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
-    let mut book = open_book(path, location, format)?;
+    let mut book = open_book(path, location, format, hints.xls_codepage)?;
     let (sheet, loaded) = match selector {
         Some(selector) => (resolve(&book, location, selector)?, None),
         None => first_sheet_with_data(&mut book, location)?,
     };
     let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
-    let rows = SheetRows::spawn(book, location, &sheet, loaded, extent)?;
+    let formula_errors = hints.xlsb_formula_errors.then(|| path.to_owned());
+    let rows = SheetRows::spawn(book, location, &sheet, loaded, formula_errors, extent)?;
     Ok(SheetSource { sheet, position, rows })
 }
 
-fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, SourceError> {
+fn open_book(
+    path: &Path,
+    location: &str,
+    format: Format,
+    xls_codepage: Option<u16>,
+) -> Result<Book, SourceError> {
     let corrupt =
         |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     if format == Format::Ods {
@@ -54,7 +70,11 @@ fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, Source
     let file = File::open(path).map_err(|e| SourceError::io(location, e))?;
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
-        Format::Xls => Xls::new(reader).map(Sheets::Xls).map_err(calamine::Error::Xls),
+        Format::Xls => {
+            let mut options = XlsOptions::default();
+            options.force_codepage = xls_codepage;
+            Xls::new_with_options(reader, options).map(Sheets::Xls).map_err(calamine::Error::Xls)
+        }
         Format::Xlsb => Xlsb::new(reader).map(Sheets::Xlsb).map_err(calamine::Error::Xlsb),
         Format::Ods => Ods::new(reader).map(Sheets::Ods).map_err(calamine::Error::Ods),
         Format::Xlsx | Format::Xlsm | Format::Csv | Format::Tsv => {

@@ -1,0 +1,118 @@
+//! Reading fidelity on small workbooks each test writes for itself, by editing the fixtures in
+//! `tests/fixtures` byte by byte: what a person sees in Excel must be what leadsync reads.
+
+use std::io::{Cursor, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{CellError, Source, SourceError, SourceOptions};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// Writes `bytes` to `name` in a fresh temporary folder, kept alive by the returned guard.
+fn write_temp(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::File::create(&path).unwrap().write_all(bytes).unwrap();
+    (dir, path)
+}
+
+/// The zip fixture `name` with the part `part` passed through `edit`.
+fn zip_with(name: &str, part: &str, edit: impl Fn(Vec<u8>) -> Vec<u8>) -> Vec<u8> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(fixture(name)).unwrap()).unwrap();
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).unwrap();
+        let entry_name = entry.name().unwrap().into_owned();
+        let mut content = Vec::new();
+        entry.read_to_end(&mut content).unwrap();
+        let content = if entry_name == part { edit(content) } else { content };
+        out.start_file(entry_name, options).unwrap();
+        out.write_all(&content).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+fn open(path: &Path) -> Result<Source, SourceError> {
+    Source::open(path, &SourceOptions::default())
+}
+
+// ------------------------------------------------------------------- XLSB formula errors
+
+/// One XLSB record with a type below 0x80 or a two-byte one, and a length below 0x80.
+fn xlsb_record(typ: u16, data: &[u8]) -> Vec<u8> {
+    let mut out = match typ {
+        0..0x80 => vec![typ as u8],
+        _ => vec![(typ & 0x7F) as u8 | 0x80, (typ >> 7) as u8],
+    };
+    assert!(data.len() < 0x80);
+    out.push(data.len() as u8);
+    out.extend(data);
+    out
+}
+
+/// A `BrtFmlaError` at `col` with the error `code` and an empty formula.
+fn fmla_error(col: u32, code: u8) -> Vec<u8> {
+    let mut data = col.to_le_bytes().to_vec();
+    data.extend([0, 0, 0, 0, code, 0, 0]);
+    data.extend([0; 8]);
+    xlsb_record(0x000B, &data)
+}
+
+/// Inserts `extra` records before `BrtEndSheetData` of an XLSB sheet part.
+fn before_end_of_sheet_data(part: Vec<u8>, extra: &[u8]) -> Vec<u8> {
+    let mut at = 0;
+    loop {
+        let start = at;
+        let mut typ = u16::from(part[at] & 0x7F);
+        if part[at] & 0x80 != 0 {
+            at += 1;
+            typ |= u16::from(part[at] & 0x7F) << 7;
+        }
+        at += 1;
+        let (mut len, mut shift) = (0usize, 0);
+        loop {
+            let b = part[at];
+            at += 1;
+            len |= usize::from(b & 0x7F) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        if typ == 0x0092 {
+            let mut out = part[..start].to_vec();
+            out.extend(extra);
+            out.extend(&part[start..]);
+            return out;
+        }
+        at += len;
+    }
+}
+
+#[test]
+fn xlsb_formula_cells_holding_an_error_keep_their_row() {
+    let mut row = 8u32.to_le_bytes().to_vec();
+    row.extend([0; 13]);
+    let mut extra = xlsb_record(0x0000, &row);
+    extra.extend(fmla_error(0, 0x17));
+    extra.extend(fmla_error(1, 0x0F));
+    let book = zip_with("leads.xlsb", "xl/worksheets/sheet1.bin", |part| {
+        before_end_of_sheet_data(part, &extra)
+    });
+    let (_dir, path) = write_temp("errors.xlsb", &book);
+    let source = open(&path).unwrap();
+    assert_eq!(source.header_row, 3);
+    let records: Vec<_> = source.records().map(Result::unwrap).collect();
+    let last = records.last().unwrap();
+    assert_eq!(last.row, 9, "the row of formula errors is read: {records:?}");
+    assert_eq!(&last.cells.iter().take(3).collect::<Vec<_>>(), &["#REF!", "#VALUE!", ""]);
+    let errors = vec![
+        CellError { column: 0, value: "#REF!".to_owned() },
+        CellError { column: 1, value: "#VALUE!".to_owned() },
+    ];
+    assert_eq!(last.cell_errors, errors);
+    assert_eq!(records.len(), 4);
+}

@@ -169,6 +169,7 @@ pub async fn import(
         campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
         blank_rows: 0,
         headers: headers.clone(),
+        reading_notes: source.notes.clone(),
         started_at,
         finished_at: String::new(),
     };

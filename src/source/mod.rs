@@ -158,6 +158,9 @@ pub struct Source {
     pub delimiter: Option<u8>,
     /// How far reading has got, for the progress display.
     pub extent: std::sync::Arc<Extent>,
+    /// What the person should know about how the file was read, one sentence each: rows
+    /// skipped above the header, an encoding guessed or a code page replaced.
+    pub notes: Vec<String>,
     /// Rows read while looking for the header that come after it (or the error that stopped
     /// the look-ahead), handed out before the rest.
     pending: VecDeque<Result<Record, SourceError>>,
@@ -233,6 +236,7 @@ impl Source {
             encoding: None,
             delimiter: None,
             extent,
+            notes: Vec::new(),
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
         };
@@ -266,6 +270,7 @@ impl Source {
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
             extent,
+            notes: Vec::new(),
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
         };
@@ -341,8 +346,10 @@ impl Source {
                 sheet: self.sheet.clone(),
             }));
         };
+        let first_filled = seen.iter().find(|r| !r.is_blank()).map(|r| r.row);
         let mut rest = seen.split_off(at);
         let header = rest.remove(0);
+        self.notes.extend(header::skipped_note(first_filled, header.row));
         self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
         Ok(header)
     }
@@ -368,6 +375,7 @@ impl fmt::Debug for Source {
             .field("sheet", &self.sheet)
             .field("encoding", &self.encoding)
             .field("delimiter", &self.delimiter.map(char::from))
+            .field("notes", &self.notes)
             .finish_non_exhaustive()
     }
 }

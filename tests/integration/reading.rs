@@ -1,0 +1,39 @@
+//! Reading fidelity through the real binary: what the person is told about how a file was
+//! read, in the terminal summary and the reports.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{Cli, json, write};
+
+/// An offline dry run of `file` into a JSON report; returns (report, stderr).
+fn dry_run(file: &Path, extra: &[&str], code: i32) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let (_, err) = Cli::new()
+        .args(["import"])
+        .args([file])
+        .args(["--offline", "--campaign", "1", "--report"])
+        .args([&report])
+        .args(extra)
+        .expect_code(code);
+    (json(&std::fs::read_to_string(&report).unwrap()), err)
+}
+
+#[test]
+fn rows_skipped_above_the_header_are_named_in_the_summary_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Leads export\nfrom CRM,2024\n\nName,Phone,City\nAnna,+49 30 12345678,Berlin\n";
+    let file = write(dir.path(), "titles.csv", text);
+    let (report, err) = dry_run(&file, &[], 0);
+    let note = "header on row 4; rows 1\u{2013}3 skipped as titles";
+    assert!(err.contains(&format!("reading: {note}")), "{err}");
+    let notes = report["run"]["reading_notes"].as_array().unwrap();
+    assert!(notes[0].as_str().unwrap().starts_with(note), "{report}");
+
+    let plain = write(dir.path(), "plain.csv", "Name,Phone\nAnna,+49 30 12345678\n");
+    let (report, err) = dry_run(&plain, &[], 0);
+    assert!(!err.contains("reading:"), "{err}");
+    assert!(report["run"].get("reading_notes").is_none(), "{report}");
+}

@@ -26,7 +26,8 @@ pub enum SourceError {
 
     #[error(
         "`{location}` is password-protected: open it in Excel, remove the password \
-         (File > Info > Protect Workbook) and save an unprotected copy"
+         (File > Info > Protect Workbook) and save an unprotected copy, or export the sheet as \
+         CSV"
     )]
     PasswordProtected { location: String },
 

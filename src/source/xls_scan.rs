@@ -43,6 +43,10 @@ pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
         Ok(None) => return Ok(()),
         Err(detail) => return Err(corrupt(detail)),
     };
+    // An encrypted workbook's records hold ciphertext, which would be sized as nonsense.
+    if is_encrypted(&stream) {
+        return Err(SourceError::PasswordProtected { location: location.to_owned() });
+    }
     let needed = Biff::new(&stream).needed().map_err(|limit| limit.error(location))?;
     if needed > MAX_LOADED_BYTES {
         return Err(Limit::Loaded { needed }.error(location));
@@ -199,6 +203,14 @@ fn split_record(stream: &[u8]) -> Option<(u16, &[u8], &[u8])> {
     let len = usize::from(u16_at(stream.get(..4)?, 2));
     let data = stream.get(4..4 + len)?;
     Some((u16_at(stream, 0), data, &stream[4 + len..]))
+}
+
+/// A `FilePass` record in the workbook globals: the records after it are encrypted (their
+/// headers stay plain), as Excel writes a workbook with a password to open.
+fn is_encrypted(stream: &[u8]) -> bool {
+    records(stream)
+        .take_while(|record| record.typ != 0x000A)
+        .any(|record| record.typ == 0x002F && record.pieces[0].len() >= 2)
 }
 
 /// The workbook stream's records, tallied as calamine's `parse_workbook` will hold them.

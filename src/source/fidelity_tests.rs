@@ -150,7 +150,9 @@ fn a_password_protected_xls_is_called_protected_not_too_big() {
             let plain = if typ == 0x0085 { 4 } else { 0 };
             for b in data.iter_mut().skip(plain) {
                 let mut k = key.get();
-                (k ^= k << 13, k ^= k >> 7, k ^= k << 17);
+                k ^= k << 13;
+                k ^= k >> 7;
+                k ^= k << 17;
                 key.set(k);
                 *b ^= k as u8;
             }

@@ -179,3 +179,18 @@ fn a_password_protected_xls_is_called_protected_not_too_big() {
         "{err}"
     );
 }
+
+#[test]
+fn an_excel_4_file_is_called_a_spreadsheet_too_old_not_binary() {
+    // BOF (BIFF4, a worksheet), a LABEL "Name" in A1, EOF.
+    let mut book = vec![0x09, 0x04, 0x06, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00];
+    book.extend([0x04, 0x02, 0x0C, 0x00, 0, 0, 0, 0, 0x0F, 0x00, 0x04, 0x00]);
+    book.extend(b"Name");
+    book.extend([0x0A, 0x00, 0x00, 0x00]);
+    let (_dir, path) = write_temp("excel4.xls", &book);
+    let err = open(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("is an Excel 4.0 spreadsheet, a format older than leadsync reads"),
+        "{err}"
+    );
+}

@@ -194,3 +194,24 @@ fn an_excel_4_file_is_called_a_spreadsheet_too_old_not_binary() {
         "{err}"
     );
 }
+
+/// `leads.xls` naming code page `page` in its CodePage record (xlwt writes 1200).
+fn xls_with_codepage(page: u16) -> Vec<u8> {
+    xls_with(|typ, data| {
+        if typ == 0x0042 {
+            data.copy_from_slice(&page.to_le_bytes());
+        }
+        typ
+    })
+}
+
+#[test]
+fn biff8_text_reads_as_unicode_whatever_code_page_the_file_names() {
+    for page in [1252, 8001] {
+        let (_dir, path) = write_temp("codepage.xls", &xls_with_codepage(page));
+        let source = open(&path).unwrap_or_else(|e| panic!("code page {page}: {e}"));
+        assert_eq!(source.headers[0], "Name", "code page {page}");
+        let first = source.records().next().unwrap().unwrap();
+        assert_eq!(&first.cells[0], "Jürgen Müller", "code page {page}");
+    }
+}

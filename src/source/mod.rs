@@ -200,20 +200,23 @@ impl Source {
         drop(file);
         // calamine allocates from what the file declares, and an allocation failure aborts:
         // the limits are checked before it opens the file.
-        let hints = match format {
+        let (hints, note) = match format {
             Format::Xls => {
-                xls_scan::check(path, &location)?;
-                sheet::Hints::default()
+                let text = xls_scan::check(path, &location)?;
+                (sheet::Hints { xls_codepage: text.codepage, ..Default::default() }, text.note)
             }
             _ => {
                 let found = zip_scan::check(path, &location, format)?;
-                sheet::Hints {
+                let hints = sheet::Hints {
                     xlsb_formula_errors: found.xlsb_formula_errors,
                     ..Default::default()
-                }
+                };
+                (hints, None)
             }
         };
-        Source::open_workbook(path, location, format, hints, opts)
+        let mut source = Source::open_workbook(path, location, format, hints, opts)?;
+        source.notes.splice(0..0, note);
+        Ok(source)
     }
 
     fn open_workbook(

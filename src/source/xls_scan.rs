@@ -19,6 +19,8 @@ use super::limits::{Limit, MAX_LOADED_BYTES, MAX_SHARED_STRINGS_BYTES, string_co
 use super::{Format, SourceError};
 
 const ENDOFCHAIN: u32 = 0xFFFF_FFFE;
+const UTF_16_CODEPAGE: u16 = 1200;
+const WINDOWS_1252: u16 = 1252;
 const RESERVED_SECTORS: u32 = 0xFFFF_FFFA;
 const DIFSECT: u32 = 0xFFFF_FFFC;
 /// `calamine::Cell<Data>` (40 bytes), a cell in a loaded range (`Data`, 32) and in the formula
@@ -27,8 +29,17 @@ const CELL_RECORD_BYTES: u64 = 40;
 const RANGE_CELL_BYTES: u64 = 32;
 const FORMULA_CELL_BYTES: u64 = 24;
 
-/// Checks the XLS at `path`; `Ok` means calamine may open it.
-pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
+/// How calamine should decode the workbook's text, decided from its BOF and CodePage records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Text {
+    /// The code page to decode with instead of the one the file names.
+    pub codepage: Option<u16>,
+    /// What the person should know about it.
+    pub note: Option<String>,
+}
+
+/// Checks the XLS at `path`; `Ok` means calamine may open it, decoding text as `Text` says.
+pub(super) fn check(path: &Path, location: &str) -> Result<Text, SourceError> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -40,7 +51,7 @@ pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
     };
     let stream = match workbook_stream(&bytes) {
         Ok(Some(stream)) => stream,
-        Ok(None) => return Ok(()),
+        Ok(None) => return Ok(Text::default()),
         Err(detail) => return Err(corrupt(detail)),
     };
     // An encrypted workbook's records hold ciphertext, which would be sized as nonsense.
@@ -51,7 +62,35 @@ pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
     if needed > MAX_LOADED_BYTES {
         return Err(Limit::Loaded { needed }.error(location));
     }
-    Ok(())
+    Ok(text(&stream))
+}
+
+/// BIFF8 (Excel 97 and later) stores every string as UTF-16 or its compressed Latin-1 form,
+/// whatever code page the file names: calamine decodes them with that code page, so a BIFF8
+/// file naming Windows-1252 read as `F\0o\0r\0m\0` and one naming a code page calamine does
+/// not know (Quattro Pro writes 8001) was refused. Such files are decoded as UTF-16. Older
+/// files (BIFF5) do store text in their code page: an unknown one falls back to Windows-1252,
+/// which the person is told.
+fn text(stream: &[u8]) -> Text {
+    let mut globals = records(stream).take_while(|r| r.typ != 0x000A);
+    let Some(bof) = globals.next().filter(|r| r.typ == 0x0809) else { return Text::default() };
+    let biff8 = bof.pieces[0].get(..2).is_some_and(|v| u16_at(v, 0) == 0x0600);
+    let codepage =
+        globals.find(|r| r.typ == 0x0042 && r.pieces[0].len() >= 2).map(|r| u16_at(r.pieces[0], 0));
+    match codepage {
+        Some(page) if biff8 && page != UTF_16_CODEPAGE => {
+            Text { codepage: Some(UTF_16_CODEPAGE), note: None }
+        }
+        Some(page) if !biff8 && codepage::to_encoding(page).is_none() => Text {
+            codepage: Some(WINDOWS_1252),
+            note: Some(format!(
+                "the workbook names code page {page}, which leadsync does not know: its text was \
+                 read as Windows-1252 (Western European); check names with accents, or save the \
+                 workbook as .xlsx in Excel or LibreOffice"
+            )),
+        },
+        _ => Text::default(),
+    }
 }
 
 /// The compound file as calamine reads it: sector size, FAT and directory.
@@ -509,6 +548,25 @@ mod tests {
         let first: &[u8] = &[0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, b'a', b'b', b'c'];
         let cont: &[u8] = &[1, b'd', 0, 1, 0, 0, b'e'];
         assert_eq!(shared_strings(&[first, cont]), vec![3 * 2 + 3, 2]);
+    }
+
+    #[test]
+    fn biff8_text_is_utf16_and_an_unknown_biff5_code_page_falls_back() {
+        let workbook = |version: u16, page: u16| {
+            let mut bof = version.to_le_bytes().to_vec();
+            bof.extend([0x05, 0, 0, 0, 0, 0]);
+            let mut stream = record(0x0809, &bof);
+            stream.extend(record(0x0042, &page.to_le_bytes()));
+            stream.extend(record(0x000A, &[]));
+            text(&stream)
+        };
+        assert_eq!(workbook(0x0600, 1200), Text::default());
+        assert_eq!(workbook(0x0600, 1252).codepage, Some(1200));
+        assert_eq!(workbook(0x0600, 8001), Text { codepage: Some(1200), note: None });
+        assert_eq!(workbook(0x0500, 1251), Text::default());
+        let quattro = workbook(0x0500, 8001);
+        assert_eq!(quattro.codepage, Some(1252));
+        assert!(quattro.note.unwrap().contains("code page 8001"));
     }
 
     #[test]

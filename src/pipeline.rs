@@ -444,6 +444,7 @@ fn source_options(
         encoding: opts.encoding.clone().or_else(|| mapping.and_then(|m| m.encoding.clone())),
         sheet,
         header_row: opts.header_row.or_else(|| mapping.and_then(|m| m.header_row)),
+        region: opts.region.clone().or_else(|| mapping.and_then(|m| m.region.clone())),
     })
 }
 

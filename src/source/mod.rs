@@ -57,6 +57,8 @@ pub struct SourceOptions {
     pub sheet: Option<SheetSelector>,
     /// The 1-based row that holds the column names.
     pub header_row: Option<u64>,
+    /// The region the file comes from (`DE`, `GB`): a hint for guessing a legacy encoding.
+    pub region: Option<String>,
 }
 
 /// A sheet by name or by the 1-based position of its tab.
@@ -273,7 +275,7 @@ impl Source {
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
             extent,
-            notes: Vec::new(),
+            notes: opened.encoding_note.into_iter().collect(),
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
         };

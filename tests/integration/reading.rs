@@ -37,3 +37,14 @@ fn rows_skipped_above_the_header_are_named_in_the_summary_and_the_report() {
     assert!(!err.contains("reading:"), "{err}");
     assert!(report["run"].get("reading_notes").is_none(), "{report}");
 }
+
+#[test]
+fn a_guessed_encoding_uses_the_region_and_says_how_to_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pounds.csv");
+    std::fs::write(&file, b"Name,Phone,Notes\nAnna,+44 20 7946 0958,paid \xA31.00\n").unwrap();
+    let (report, err) = dry_run(&file, &["--region", "GB"], 0);
+    let note = "encoding was guessed as windows-1252 for a file from GB";
+    assert!(err.contains(note) && err.contains("`--encoding`"), "{err}");
+    assert_eq!(report["rows"][0]["variables"]["notes"], "paid \u{a3}1.00", "{report}");
+}

@@ -48,3 +48,15 @@ fn a_guessed_encoding_uses_the_region_and_says_how_to_override_it() {
     assert!(err.contains(note) && err.contains("`--encoding`"), "{err}");
     assert_eq!(report["rows"][0]["variables"]["notes"], "paid \u{a3}1.00", "{report}");
 }
+
+#[test]
+fn headers_with_line_breaks_are_quoted_in_the_no_phone_column_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Name,\"Notes\nfrom the call\",City\nAnna,call back,Berlin\n";
+    let file = write(dir.path(), "wrapped.csv", text);
+    let args = ["--offline", "--campaign", "1"];
+    let (_, err) = Cli::new().args(["import"]).args([&file]).args(args).expect_code(1);
+    let error = err.lines().find(|l| l.starts_with("error:")).unwrap_or_default();
+    assert!(error.contains("no phone column"), "{err}");
+    assert!(error.ends_with(r#"`Name`, "Notes\nfrom the call", `City`"#), "{err}");
+}

@@ -215,3 +215,109 @@ fn biff8_text_reads_as_unicode_whatever_code_page_the_file_names() {
         assert_eq!(&first.cells[0], "Jürgen Müller", "code page {page}");
     }
 }
+
+/// One BIFF record.
+fn biff(typ: u16, data: &[u8]) -> Vec<u8> {
+    let mut out = typ.to_le_bytes().to_vec();
+    out.extend((data.len() as u16).to_le_bytes());
+    out.extend(data);
+    out
+}
+
+/// A compound file holding `stream` as `name`, in 512-byte sectors: the FAT in sector 0, the
+/// directory in sector 1, the stream from sector 2 (padded to 4096 bytes so it is not a mini
+/// stream; nothing reads past its last EOF record).
+fn compound_file(name: &str, mut stream: Vec<u8>) -> Vec<u8> {
+    stream.resize(stream.len().max(4096).next_multiple_of(512), 0);
+    let sectors = (stream.len() / 512) as u32;
+    assert!(sectors + 2 <= 128, "one FAT sector");
+    let mut header = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+    header.extend([0; 16]);
+    header.extend([0x3E, 0, 3, 0, 0xFE, 0xFF, 9, 0, 6, 0]);
+    header.extend([0; 6]);
+    for value in [0u32, 1, 1, 0, 4096, 0xFFFF_FFFE, 0, 0xFFFF_FFFE, 0, 0] {
+        header.extend(value.to_le_bytes());
+    }
+    header.truncate(76);
+    header.extend(0u32.to_le_bytes());
+    header.resize(512, 0xFF);
+    let mut fat: Vec<u32> = vec![0xFFFF_FFFD, 0xFFFF_FFFE];
+    fat.extend((3..sectors + 2).chain([0xFFFF_FFFE]));
+    fat.resize(128, 0xFFFF_FFFF);
+    let entry = |name: &str, typ: u8, child: u32, start: u32, size: u32| {
+        let mut e = vec![0u8; 128];
+        let units: Vec<u8> = name.encode_utf16().chain([0]).flat_map(u16::to_le_bytes).collect();
+        e[..units.len()].copy_from_slice(&units);
+        e[64..66].copy_from_slice(&(units.len() as u16).to_le_bytes());
+        (e[66], e[67]) = (typ, 1);
+        e[68..76].copy_from_slice(&[0xFF; 8]);
+        e[76..80].copy_from_slice(&child.to_le_bytes());
+        e[116..120].copy_from_slice(&start.to_le_bytes());
+        e[120..124].copy_from_slice(&size.to_le_bytes());
+        e
+    };
+    let mut file = header;
+    file.extend(fat.iter().flat_map(|v| v.to_le_bytes()));
+    file.extend(entry("Root Entry", 5, 1, 0xFFFF_FFFE, 0));
+    file.extend(entry(name, 2, 0xFFFF_FFFF, 2, stream.len() as u32));
+    file.extend([0u8; 256]);
+    file.extend(stream);
+    file
+}
+
+#[test]
+fn an_excel_95_format_with_colours_and_conditions_is_not_a_date() {
+    // Excel 5/95 (BIFF5): a format string has an 8-bit length there.
+    let conditional = "[Red][<-25]General;[Blue][>25]General";
+    let mut format = 164u16.to_le_bytes().to_vec();
+    format.push(conditional.len() as u8);
+    format.extend(conditional.bytes());
+    let date = b"\xA5\x00\x0Add/mm/yyyy";
+    let xf = |ifmt: u16| {
+        let mut data = vec![0, 0];
+        data.extend(ifmt.to_le_bytes());
+        data.extend([0; 12]);
+        biff(0x00E0, &data)
+    };
+    let label = |row: u16, col: u16, text: &str| {
+        let mut data = [row, col, 0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        data.extend((text.len() as u16).to_le_bytes());
+        data.extend(text.bytes());
+        biff(0x0204, &data)
+    };
+    let number = |row: u16, col: u16, xf: u16, value: f64| {
+        let mut data = [row, col, xf].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        data.extend(value.to_le_bytes());
+        biff(0x0203, &data)
+    };
+    let mut globals = biff(0x0809, &[0x00, 0x05, 0x05, 0x00, 0, 0, 0, 0]);
+    globals.extend(biff(0x0042, &1252u16.to_le_bytes()));
+    globals.extend(biff(0x041E, &format));
+    globals.extend(biff(0x041E, date));
+    globals.extend((0..16).flat_map(|_| xf(0)));
+    globals.extend(xf(164));
+    globals.extend(xf(165));
+    let sheet_name = b"Leads";
+    let bound_len = 4 + 4 + 3 + sheet_name.len();
+    let sheet_at = globals.len() + bound_len + 4;
+    let mut bound = (sheet_at as u32).to_le_bytes().to_vec();
+    bound.extend([0, 0, sheet_name.len() as u8]);
+    bound.extend(sheet_name);
+    globals.extend(biff(0x0085, &bound));
+    globals.extend(biff(0x000A, &[]));
+    assert_eq!(globals.len(), sheet_at);
+    let mut stream = globals;
+    stream.extend(biff(0x0809, &[0x00, 0x05, 0x10, 0x00, 0, 0, 0, 0]));
+    stream.extend(label(0, 0, "Name"));
+    stream.extend(label(0, 1, "Score"));
+    stream.extend(label(0, 2, "Signed up"));
+    stream.extend(label(1, 0, "Anna"));
+    stream.extend(number(1, 1, 16, 50.0));
+    stream.extend(number(1, 2, 17, 45352.0));
+    stream.extend(biff(0x000A, &[]));
+    let (_dir, path) = write_temp("excel95.xls", &compound_file("Book", stream));
+    let source = open(&path).unwrap();
+    assert_eq!(source.headers, ["Name", "Score", "Signed up"]);
+    let row = source.records().next().unwrap().unwrap();
+    assert_eq!(row.cells.iter().collect::<Vec<_>>(), ["Anna", "50", "2024-03-01"]);
+}

@@ -28,6 +28,7 @@ mod ods_guard;
 mod ods_tally;
 mod sheet;
 mod sheet_rows;
+mod xls_formats;
 mod xls_scan;
 mod xlsb_errors;
 mod xlsb_scan;
@@ -204,8 +205,13 @@ impl Source {
         // the limits are checked before it opens the file.
         let (hints, note) = match format {
             Format::Xls => {
-                let text = xls_scan::check(path, &location)?;
-                (sheet::Hints { xls_codepage: text.codepage, ..Default::default() }, text.note)
+                let plan = xls_scan::check(path, &location)?;
+                let hints = sheet::Hints {
+                    xls_codepage: plan.text.codepage,
+                    xls_copy: plan.copy,
+                    ..Default::default()
+                };
+                (hints, plan.text.note)
             }
             _ => {
                 let found = zip_scan::check(path, &location, format)?;

@@ -28,12 +28,14 @@ pub(super) struct SheetSource {
 }
 
 /// What the pre-flight found that changes how calamine is driven.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub(super) struct Hints {
     /// An XLSB with formula cells holding errors, which calamine skips (see `xlsb_errors`).
     pub xlsb_formula_errors: bool,
     /// The code page XLS strings are decoded with, instead of the one the file names.
     pub xls_codepage: Option<u16>,
+    /// A corrected copy of an XLS for calamine to read instead of the file (`xls_formats`).
+    pub xls_copy: Option<File>,
 }
 
 /// Opens the workbook at `path`, picks the sheet and starts reading it.
@@ -45,7 +47,7 @@ pub(super) fn open(
     hints: Hints,
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
-    let mut book = open_book(path, location, format, hints.xls_codepage)?;
+    let mut book = open_book(path, location, format, hints.xls_codepage, hints.xls_copy)?;
     let (sheet, loaded) = match selector {
         Some(selector) => (resolve(&book, location, selector)?, None),
         None => first_sheet_with_data(&mut book, location)?,
@@ -61,13 +63,17 @@ fn open_book(
     location: &str,
     format: Format,
     xls_codepage: Option<u16>,
+    xls_copy: Option<File>,
 ) -> Result<Book, SourceError> {
     let corrupt =
         |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     if format == Format::Ods {
         super::ods_guard::check(path).map_err(corrupt)?;
     }
-    let file = File::open(path).map_err(|e| SourceError::io(location, e))?;
+    let file = match xls_copy {
+        Some(copy) => copy,
+        None => File::open(path).map_err(|e| SourceError::io(location, e))?,
+    };
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
         Format::Xls => {

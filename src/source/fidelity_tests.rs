@@ -265,41 +265,29 @@ fn compound_file(name: &str, mut stream: Vec<u8>) -> Vec<u8> {
     file
 }
 
-#[test]
-fn an_excel_95_format_with_colours_and_conditions_is_not_a_date() {
-    // Excel 5/95 (BIFF5): a format string has an 8-bit length there.
-    let conditional = "[Red][<-25]General;[Blue][>25]General";
-    let mut format = 164u16.to_le_bytes().to_vec();
-    format.push(conditional.len() as u8);
-    format.extend(conditional.bytes());
-    let date = b"\xA5\x00\x0Add/mm/yyyy";
+/// An Excel 5/95 (BIFF5) workbook of one sheet `Leads` naming code page `codepage`, with the
+/// number formats `formats` (id, string), a cell style per format after the 16 default ones,
+/// and `cells` (records of the sheet).
+fn excel95(codepage: u16, formats: &[(u16, &[u8])], cells: &[Vec<u8>]) -> Vec<u8> {
     let xf = |ifmt: u16| {
         let mut data = vec![0, 0];
         data.extend(ifmt.to_le_bytes());
         data.extend([0; 12]);
         biff(0x00E0, &data)
     };
-    let label = |row: u16, col: u16, text: &str| {
-        let mut data = [row, col, 0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
-        data.extend((text.len() as u16).to_le_bytes());
-        data.extend(text.bytes());
-        biff(0x0204, &data)
-    };
-    let number = |row: u16, col: u16, xf: u16, value: f64| {
-        let mut data = [row, col, xf].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
-        data.extend(value.to_le_bytes());
-        biff(0x0203, &data)
-    };
     let mut globals = biff(0x0809, &[0x00, 0x05, 0x05, 0x00, 0, 0, 0, 0]);
-    globals.extend(biff(0x0042, &1252u16.to_le_bytes()));
-    globals.extend(biff(0x041E, &format));
-    globals.extend(biff(0x041E, date));
+    globals.extend(biff(0x0042, &codepage.to_le_bytes()));
+    for (ifmt, text) in formats {
+        // A BIFF5 format string has an 8-bit length.
+        let mut data = ifmt.to_le_bytes().to_vec();
+        data.push(text.len() as u8);
+        data.extend(*text);
+        globals.extend(biff(0x041E, &data));
+    }
     globals.extend((0..16).flat_map(|_| xf(0)));
-    globals.extend(xf(164));
-    globals.extend(xf(165));
+    globals.extend(formats.iter().flat_map(|(ifmt, _)| xf(*ifmt)));
     let sheet_name = b"Leads";
-    let bound_len = 4 + 4 + 3 + sheet_name.len();
-    let sheet_at = globals.len() + bound_len + 4;
+    let sheet_at = globals.len() + (4 + 4 + 3 + sheet_name.len()) + 4;
     let mut bound = (sheet_at as u32).to_le_bytes().to_vec();
     bound.extend([0, 0, sheet_name.len() as u8]);
     bound.extend(sheet_name);
@@ -308,16 +296,50 @@ fn an_excel_95_format_with_colours_and_conditions_is_not_a_date() {
     assert_eq!(globals.len(), sheet_at);
     let mut stream = globals;
     stream.extend(biff(0x0809, &[0x00, 0x05, 0x10, 0x00, 0, 0, 0, 0]));
-    stream.extend(label(0, 0, "Name"));
-    stream.extend(label(0, 1, "Score"));
-    stream.extend(label(0, 2, "Signed up"));
-    stream.extend(label(1, 0, "Anna"));
-    stream.extend(number(1, 1, 16, 50.0));
-    stream.extend(number(1, 2, 17, 45352.0));
+    stream.extend(cells.concat());
     stream.extend(biff(0x000A, &[]));
-    let (_dir, path) = write_temp("excel95.xls", &compound_file("Book", stream));
+    compound_file("Book", stream)
+}
+
+/// A BIFF5 LABEL: a string with a 16-bit length, in the workbook's code page.
+fn label(row: u16, col: u16, text: &[u8]) -> Vec<u8> {
+    let mut data = [row, col, 0].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+    data.extend((text.len() as u16).to_le_bytes());
+    data.extend(text);
+    biff(0x0204, &data)
+}
+
+fn number(row: u16, col: u16, xf: u16, value: f64) -> Vec<u8> {
+    let mut data = [row, col, xf].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+    data.extend(value.to_le_bytes());
+    biff(0x0203, &data)
+}
+
+#[test]
+fn an_excel_95_format_with_colours_and_conditions_is_not_a_date() {
+    let formats: [(u16, &[u8]); 2] =
+        [(164, b"[Red][<-25]General;[Blue][>25]General"), (165, b"dd/mm/yyyy")];
+    let cells = [
+        label(0, 0, b"Name"),
+        label(0, 1, b"Score"),
+        label(0, 2, b"Signed up"),
+        label(1, 0, b"Anna"),
+        number(1, 1, 16, 50.0),
+        number(1, 2, 17, 45352.0),
+    ];
+    let (_dir, path) = write_temp("excel95.xls", &excel95(1252, &formats, &cells));
     let source = open(&path).unwrap();
     assert_eq!(source.headers, ["Name", "Score", "Signed up"]);
     let row = source.records().next().unwrap().unwrap();
     assert_eq!(row.cells.iter().collect::<Vec<_>>(), ["Anna", "50", "2024-03-01"]);
+}
+
+#[test]
+fn an_unknown_code_page_in_an_excel_95_file_reads_as_windows_1252_with_a_note() {
+    let cells = [label(0, 0, b"Name"), label(0, 1, b"Phone"), label(1, 0, b"J\xFCrgen")];
+    let (_dir, path) = write_temp("quattro.xls", &excel95(8001, &[], &cells));
+    let source = open(&path).unwrap();
+    assert!(source.notes[0].contains("code page 8001"), "{:?}", source.notes);
+    let row = source.records().next().unwrap().unwrap();
+    assert_eq!(&row.cells[0], "Jürgen");
 }

@@ -92,6 +92,48 @@ fn before_end_of_sheet_data(part: Vec<u8>, extra: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Drops the cell records (types 0x0001 to 0x000B) of an XLSB sheet part.
+fn without_cells(part: Vec<u8>) -> Vec<u8> {
+    let (mut out, mut at) = (Vec::new(), 0);
+    while at < part.len() {
+        let start = at;
+        let mut typ = u16::from(part[at] & 0x7F);
+        if part[at] & 0x80 != 0 {
+            at += 1;
+            typ |= u16::from(part[at] & 0x7F) << 7;
+        }
+        at += 1;
+        let (mut len, mut shift) = (0usize, 0);
+        loop {
+            let b = part[at];
+            at += 1;
+            len |= usize::from(b & 0x7F) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        at += len;
+        if !(0x0001..=0x000B).contains(&typ) {
+            out.extend(&part[start..at]);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_first_sheet_of_only_formula_errors_is_not_taken_for_empty() {
+    let mut extra = fmla_error(0, 0x17);
+    extra.extend(fmla_error(1, 0x2A));
+    let book = zip_with("leads.xlsb", "xl/worksheets/sheet1.bin", |part| {
+        before_end_of_sheet_data(without_cells(part), &extra)
+    });
+    let (_dir, path) = write_temp("only_errors.xlsb", &book);
+    let source = open(&path).unwrap();
+    assert_eq!(source.sheet.as_deref(), Some("Export"));
+    assert_eq!(source.headers, ["#REF!", "#N/A"]);
+}
+
 #[test]
 fn xlsb_formula_cells_holding_an_error_keep_their_row() {
     let mut row = 8u32.to_le_bytes().to_vec();

@@ -50,7 +50,10 @@ pub(super) fn open(
     let mut book = open_book(path, location, format, hints.xls_codepage, hints.xls_copy)?;
     let (sheet, loaded) = match selector {
         Some(selector) => (resolve(&book, location, selector)?, None),
-        None => first_sheet_with_data(&mut book, location)?,
+        None => {
+            let formula_errors = hints.xlsb_formula_errors.then_some(path);
+            first_sheet_with_data(&mut book, location, formula_errors)?
+        }
     };
     let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
     let formula_errors = hints.xlsb_formula_errors.then(|| path.to_owned());
@@ -122,16 +125,19 @@ fn resolve(book: &Book, location: &str, selector: &SheetSelector) -> Result<Stri
 
 /// The first worksheet with a non-empty cell, visible sheets before hidden ones. XLS and ODS
 /// sheets are loaded to be probed, so the chosen one is handed on instead of loaded twice.
+/// `formula_errors` is the path of an XLSB with formula error cells, which calamine skips: a
+/// sheet holding only those has data too.
 fn first_sheet_with_data(
     book: &mut Book,
     location: &str,
+    formula_errors: Option<&Path>,
 ) -> Result<(String, Option<Range<Data>>), SourceError> {
     let sheets = book.sheets_metadata().to_vec();
     let worksheets = sheets.iter().filter(|s| s.typ == SheetType::WorkSheet);
     let (visible, hidden): (Vec<_>, Vec<_>) =
         worksheets.partition(|s| s.visible == SheetVisible::Visible);
     for sheet in visible.into_iter().chain(hidden) {
-        let probed = catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name)));
+        let probed = catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name, formula_errors)));
         let read_error = |detail: String| SourceError::SheetRead {
             location: location.to_owned(),
             sheet: sheet.name.clone(),
@@ -153,7 +159,7 @@ enum Probe {
     Data(Option<Range<Data>>),
 }
 
-fn probe(book: &mut Book, name: &str) -> Result<Probe, String> {
+fn probe(book: &mut Book, name: &str, formula_errors: Option<&Path>) -> Result<Probe, String> {
     let has_data = match book {
         Sheets::Xlsx(wb) => {
             let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
@@ -162,6 +168,7 @@ fn probe(book: &mut Book, name: &str) -> Result<Probe, String> {
         Sheets::Xlsb(wb) => {
             let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
             first_value(|| cells.next_cell().map_err(|e| e.to_string()))?
+                || formula_errors.is_some_and(|path| super::xlsb_errors::any_in(path, name))
         }
         Sheets::Xls(_) | Sheets::Ods(_) => {
             let range = book.worksheet_range(name).map_err(|e| e.to_string())?;

@@ -22,6 +22,15 @@ const BRT_END_SHEET_DATA: u16 = 0x0092;
 /// Bytes of a record kept to read the fields used here: column, style, error code.
 const HEAD: usize = 9;
 
+/// True when `sheet` of the XLSB at `path` holds a formula error cell.
+pub(super) fn any_in(path: &std::path::Path, sheet: &str) -> bool {
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let Ok(mut zip) = zip::ZipArchive::new(BufReader::new(file)) else { return false };
+    let Some(part) = sheet_part(&mut zip, sheet) else { return false };
+    let Ok(part) = zip.by_name(&part) else { return false };
+    FormulaErrors::new(BufReader::new(part)).next_error().is_some()
+}
+
 /// The zip path of the part that holds `sheet`, as calamine finds it: the workbook's
 /// `BrtBundleSh` record names a relationship, whose target is under `xl/`.
 pub(super) fn sheet_part<R: Read + io::Seek>(

@@ -173,6 +173,7 @@ pub async fn import(
         campaigns_checked: matches!(campaigns, Campaigns::Checked(_)),
         blank_rows: 0,
         headers: headers.clone(),
+        reading_notes: source.notes.clone(),
         started_at,
         finished_at: String::new(),
     };
@@ -536,6 +537,7 @@ fn source_options(
         encoding: opts.encoding.clone().or_else(|| mapping.and_then(|m| m.encoding.clone())),
         sheet,
         header_row: opts.header_row.or_else(|| mapping.and_then(|m| m.header_row)),
+        region: opts.region.clone().or_else(|| mapping.and_then(|m| m.region.clone())),
     })
 }
 

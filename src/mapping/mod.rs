@@ -49,7 +49,7 @@ pub struct ContactPlan {
 
 #[derive(Debug, thiserror::Error)]
 pub enum MappingError {
-    #[error("the mapping names column `{header}` for `{key}`, but {source_name} has no such column{}; its columns are: {}", closest.as_ref().map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default(), available.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", "))]
+    #[error("the mapping names column `{header}` for `{key}`, but {source_name} has no such column{}; its columns are: {}", closest.as_ref().map(|c| format!(" (did you mean {}?)", quoted(c))).unwrap_or_default(), column_list(available))]
     MissingColumn {
         key: String,
         header: String,
@@ -57,12 +57,29 @@ pub enum MappingError {
         closest: Option<String>,
         available: Vec<String>,
     },
-    #[error("no phone column in {source_name}: name it with `phone = \"…\"` in a mapping file (`leadsync init` writes one); its columns are: {}", available.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", "))]
+    #[error(
+        "no phone column in {source_name}: name it with `phone = \"…\"` in a mapping file (`leadsync init` writes one); its columns are: {}",
+        column_list(available)
+    )]
     NoPhoneColumn { source_name: String, available: Vec<String> },
     #[error(
         "no campaign for the leads: add a campaign column, set `campaign = …` in the mapping, or pass `--campaign ID|NAME`"
     )]
     NoCampaign,
+}
+
+/// Column names for a one-line message, each as `Name`; one holding a line break or another
+/// control character as a quoted string with escapes (`"Mobile\nnumber"`), which is also how
+/// it is written in a mapping file.
+fn column_list(headers: &[String]) -> String {
+    headers.iter().map(|h| quoted(h)).collect::<Vec<_>>().join(", ")
+}
+
+fn quoted(header: &str) -> String {
+    match header.chars().any(char::is_control) {
+        true => format!("{header:?}"),
+        false => format!("`{header}`"),
+    }
 }
 
 /// Header text as compared: no BOM, trimmed, one space between words, lowercase, NFC.

@@ -70,6 +70,10 @@ pub struct RunInfo {
     pub blank_rows: u64,
     /// The source's column headers, in order.
     pub headers: Vec<String>,
+    /// How the file was read, where the person should know: rows skipped above the header,
+    /// an encoding guessed, a code page replaced. Left out of the JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reading_notes: Vec<String>,
     pub started_at: String,
     pub finished_at: String,
 }

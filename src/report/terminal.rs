@@ -18,6 +18,9 @@ pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
     if run.dry_run {
         out.push_str("dry run: nothing was sent\n");
     }
+    for note in &run.reading_notes {
+        let _ = writeln!(out, "reading: {note}");
+    }
     out.push_str(&counts(&outcome.summary, run));
     let width = outcome.top_reasons.iter().take(TOP).map(|(_, n)| thousands(*n).len()).max();
     if let Some(width) = width {
@@ -173,6 +176,15 @@ reports: r.json, r.html
         let empty = Outcome { summary: Summary::default(), top_reasons: vec![], paths: vec![] };
         let text = terminal_summary(&empty, &run);
         assert!(text.starts_with("interrupted: no row was read; run the same"), "{text}");
+    }
+
+    #[test]
+    fn reading_notes_come_before_the_counts() {
+        let mut run = run_info();
+        run.reading_notes = vec!["header on row 8; rows 1\u{2013}7 skipped as titles".into()];
+        let text = terminal_summary(&outcome(), &run);
+        let second = text.lines().nth(1).unwrap();
+        assert_eq!(second, "reading: header on row 8; rows 1\u{2013}7 skipped as titles");
     }
 
     #[test]

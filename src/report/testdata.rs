@@ -17,6 +17,7 @@ pub(crate) fn run_info() -> RunInfo {
         campaigns_checked: false,
         blank_rows: 1,
         headers: headers(),
+        reading_notes: Vec::new(),
         started_at: "2025-05-01T09:00:00Z".into(),
         finished_at: "2025-05-01T09:00:02Z".into(),
     }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use calamine::{CellErrorType, Data, DataRef, ExcelDateTime};
+use calamine::{CellErrorType, Data, DataRef, ExcelDateTime, ExcelDateTimeType};
 
 /// One cell, borrowed from either of calamine's two value types.
 pub(super) enum Value<'a> {
@@ -87,19 +87,34 @@ fn write_float(f: f64, out: &mut String) {
 }
 
 /// `2024-03-01`, `2024-03-01T10:30:00` when there is a time, `10:30:00` for a bare time, and
-/// `[h]:mm:ss` for durations.
+/// `[h]:mm:ss` for durations. Times are rounded to the second as Excel shows them (41224.99998836806
+/// is 23:59:59, not 23:59:58.995 cut to :58). Excel shows no date for a negative serial, only
+/// `####`: the number is kept, since every negative value would otherwise read as 1899-12-31.
 fn write_datetime(d: &ExcelDateTime, out: &mut String) {
-    if d.is_duration() {
-        return write_duration_seconds(d.as_f64() * 86_400.0, out);
-    }
-    let (y, mo, day, h, mi, s, _ms) = d.to_ymd_hms_milli();
     let value = d.as_f64();
-    if (0.0..1.0).contains(&value) {
+    if d.is_duration() {
+        return write_duration_seconds(value * 86_400.0, out);
+    }
+    if value < 0.0 || !value.is_finite() {
+        return write_float(value, out);
+    }
+    let seconds = (value.fract() * 86_400.0).round() as u32;
+    let (day, seconds) = match seconds {
+        86_400 => (value.trunc() + 1.0, 0),
+        s => (value.trunc(), s),
+    };
+    let (h, mi, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if day == 0.0 {
         let _ = write!(out, "{h:02}:{mi:02}:{s:02}");
         return;
     }
+    // The whole day keeps the workbook's epoch (1900 or 1904), which `ExcelDateTime` holds
+    // without showing it: equality with a 1904 twin tells.
+    let is_1904 = *d == ExcelDateTime::new(value, ExcelDateTimeType::DateTime, true);
+    let date = ExcelDateTime::new(day, ExcelDateTimeType::DateTime, is_1904);
+    let (y, mo, day, ..) = date.to_ymd_hms_milli();
     let _ = write!(out, "{y:04}-{mo:02}-{day:02}");
-    if (h, mi, s) != (0, 0, 0) {
+    if seconds != 0 {
         let _ = write!(out, "T{h:02}:{mi:02}:{s:02}");
     }
 }
@@ -134,7 +149,6 @@ fn parse_iso_duration(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use calamine::ExcelDateTimeType;
 
     fn text(value: Value<'_>) -> String {
         let mut out = String::new();
@@ -166,6 +180,21 @@ mod tests {
         assert_eq!(text(Value::IsoDateTime("2024-03-01T00:00:00")), "2024-03-01");
         assert_eq!(text(Value::IsoDuration("PT10H30M00S")), "10:30:00");
         assert_eq!(text(Value::IsoDuration("P1Y")), "P1Y");
+    }
+
+    #[test]
+    fn negative_serials_stay_numbers_and_times_round_to_the_second() {
+        let date = |v| Value::DateTime(ExcelDateTime::new(v, ExcelDateTimeType::DateTime, false));
+        assert_eq!(text(date(-1.2)), "-1.2");
+        assert_eq!(text(date(-12.34)), "-12.34");
+        assert_eq!(text(date(41224.99998836806)), "2012-11-11T23:59:59");
+        assert_eq!(text(date(41224.999999)), "2012-11-12");
+        assert_eq!(text(date(0.99999999)), "1900-01-01");
+        assert_eq!(text(date(0.5)), "12:00:00");
+        let date_1904 = Value::DateTime(ExcelDateTime::new(0.0, ExcelDateTimeType::DateTime, true));
+        assert_eq!(text(date_1904), "00:00:00");
+        let date_1904 = Value::DateTime(ExcelDateTime::new(1.5, ExcelDateTimeType::DateTime, true));
+        assert_eq!(text(date_1904), "1904-01-02T12:00:00");
     }
 
     #[test]

@@ -28,6 +28,8 @@ const BUFFER_CAPACITY: usize = 64 * 1024;
 /// What was decided about the file, and its rows.
 pub(super) struct CsvSource {
     pub encoding: &'static Encoding,
+    /// Said when the encoding was guessed: which one, and how to override it.
+    pub encoding_note: Option<String>,
     pub delimiter: u8,
     pub rows: CsvRows,
 }
@@ -40,7 +42,9 @@ pub(super) fn open(
     whole: bool,
     opts: &SourceOptions,
 ) -> Result<CsvSource, SourceError> {
-    let enc = encoding::detect(location, &prefix, whole, opts.encoding.as_deref())?;
+    let region = opts.region.as_deref();
+    let enc = encoding::detect(location, &prefix, whole, opts.encoding.as_deref(), region)?;
+    let encoding_note = enc.guessed.then(|| encoding::guess_note(enc.encoding, region));
     let text = enc.encoding.decode_without_bom_handling(&prefix[enc.bom_len..]).0;
     let sep = delimiter::sep_line(&text);
     let body = &text[sep.map_or(0, |(_, len)| len)..];
@@ -52,7 +56,7 @@ pub(super) fn open(
     let skip = enc.bom_len + sep.map_or(0, |(_, len)| len * code_unit(enc.encoding));
     let input = input(file, prefix, skip, &enc, ending);
     let rows = CsvRows::new(location, input, delimiter, ending, fallback(&enc));
-    Ok(CsvSource { encoding: enc.encoding, delimiter, rows })
+    Ok(CsvSource { encoding: enc.encoding, encoding_note, delimiter, rows })
 }
 
 fn check_delimiter(location: &str, d: u8) -> Result<u8, SourceError> {

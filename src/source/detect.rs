@@ -29,12 +29,30 @@ pub(super) fn kind(location: &str, prefix: &[u8]) -> Result<Kind, SourceError> {
     if prefix.starts_with(OLE_MAGIC) {
         return Ok(Kind::Ole);
     }
+    if let Some(version) = old_excel(prefix) {
+        return Err(SourceError::OldExcel { location: location.to_owned(), version });
+    }
     match foreign(prefix) {
         Some((found, advice)) => {
             Err(SourceError::NotTabular { location: location.to_owned(), found, advice })
         }
         None => Ok(Kind::Text),
     }
+}
+
+/// Excel 2.x to 4.0 wrote a bare BIFF stream, not an OLE file: it opens with a BOF record
+/// (0x0009, 0x0209 or 0x0409) of 4 to 16 bytes whose sheet type is one Excel writes.
+fn old_excel(prefix: &[u8]) -> Option<&'static str> {
+    let [0x09, version, len, 0x00, data @ ..] = prefix else { return None };
+    let version = match version {
+        0x00 => "2.x",
+        0x02 => "3.0",
+        0x04 => "4.0",
+        _ => return None,
+    };
+    let sheet_type = u16::from_le_bytes([*data.get(2)?, *data.get(3)?]);
+    let known = matches!(sheet_type, 0x0010 | 0x0020 | 0x0040 | 0x0100);
+    ((4..=16).contains(len) && known).then_some(version)
 }
 
 const EXPORT_AGAIN: &str = "export the data as .xlsx or .csv";
@@ -169,6 +187,17 @@ mod tests {
         assert!(err.to_string().contains("an HTML page"), "{err}");
         let err = kind("x.csv", b"%PDF-1.7\n").unwrap_err();
         assert!(err.to_string().contains("a PDF document"), "{err}");
+    }
+
+    #[test]
+    fn excel_2_to_4_files_are_named_as_such() {
+        let biff2 = b"\x09\x00\x04\x00\x02\x00\x10\x00\x0A\x00\x00\x00";
+        let err = kind("old.xls", biff2).unwrap_err().to_string();
+        assert!(err.contains("is an Excel 2.x spreadsheet"), "{err}");
+        assert!(err.contains("save it as .xlsx"), "{err}");
+        let biff4_workbook = b"\x09\x04\x06\x00\x00\x00\x00\x01\x00\x00";
+        assert!(kind("b.xlw", biff4_workbook).unwrap_err().to_string().contains("Excel 4.0"));
+        assert_eq!(kind("x", b"\x09\x00\x04\x00Name").unwrap(), Kind::Text);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The text encoding of a CSV: a BOM when there is one, UTF-8 when the bytes are valid UTF-8,
 //! UTF-16 recognised by its zero bytes, otherwise chardetng's guess (Windows-1252 for the
-//! German and French files Excel writes). An explicit label always wins.
+//! German and French files Excel writes), helped by the default region: a short file's `£`
+//! reads as Windows-1250's `Ł` and Greek as Cyrillic without it. An explicit label always
+//! wins; a guess is reported, with how to override it.
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
@@ -15,23 +17,28 @@ pub(super) struct TextEncoding {
     pub bom_len: usize,
     /// The sniffed prefix held no byte above 0x7F, so UTF-8 was a default, not a finding.
     pub ascii_prefix: bool,
+    /// chardetng chose the encoding from the text: it may be wrong, and the person is told.
+    pub guessed: bool,
 }
 
-/// Decides the encoding from the first bytes. `whole` says the prefix is the entire file.
+/// Decides the encoding from the first bytes. `whole` says the prefix is the entire file;
+/// `region` (`DE`, `GB`) is where the file most likely comes from.
 pub(super) fn detect(
     location: &str,
     prefix: &[u8],
     whole: bool,
     label: Option<&str>,
+    region: Option<&str>,
 ) -> Result<TextEncoding, SourceError> {
     let (bom_encoding, bom_len) = bom(location, prefix)?;
     let body = &prefix[bom_len..];
     let ascii_prefix = body.is_ascii();
-    let encoding = match label {
-        Some(label) => from_label(location, label)?,
-        None => {
-            bom_encoding.or_else(|| utf16_without_bom(body)).unwrap_or_else(|| sniff(body, whole))
-        }
+    let (encoding, guessed) = match label {
+        Some(label) => (from_label(location, label)?, false),
+        None => match bom_encoding.or_else(|| utf16_without_bom(body)) {
+            Some(encoding) => (encoding, false),
+            None => sniff(body, whole, region),
+        },
     };
     let is_utf16 = encoding == UTF_16LE || encoding == UTF_16BE;
     if !is_utf16 && body.contains(&0) {
@@ -41,7 +48,31 @@ pub(super) fn detect(
             advice: "export the data as .xlsx or .csv",
         });
     }
-    Ok(TextEncoding { encoding, bom_len, ascii_prefix })
+    Ok(TextEncoding { encoding, bom_len, ascii_prefix, guessed })
+}
+
+/// What the person is told about a guessed encoding.
+pub(super) fn guess_note(encoding: &'static Encoding, region: Option<&str>) -> String {
+    let hint = region.and_then(tld).map(|_| format!(" for a file from {}", region.unwrap_or("")));
+    format!(
+        "the text is not UTF-8; its encoding was guessed as {}{}: if letters look wrong, pass \
+         `--encoding` with the right one (e.g. `windows-1250`, `iso-8859-7`) or set `encoding` \
+         in the mapping",
+        encoding.name(),
+        hint.unwrap_or_default()
+    )
+}
+
+/// The top-level domain chardetng takes as a hint for a region code (`GB` is `.uk`).
+fn tld(region: &str) -> Option<String> {
+    let region = region.trim();
+    if region.len() != 2 || !region.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(match region.to_ascii_lowercase().as_str() {
+        "gb" => "uk".to_owned(),
+        other => other.to_owned(),
+    })
 }
 
 fn bom(location: &str, prefix: &[u8]) -> Result<(Option<&'static Encoding>, usize), SourceError> {
@@ -86,16 +117,18 @@ fn utf16_without_bom(body: &[u8]) -> Option<&'static Encoding> {
 }
 
 /// UTF-8 when the prefix is valid UTF-8 (a sequence cut by the prefix's end is allowed),
-/// else chardetng's guess.
-fn sniff(body: &[u8], whole: bool) -> &'static Encoding {
+/// else chardetng's guess with the region's top-level domain as its hint; true for a guess.
+fn sniff(body: &[u8], whole: bool, region: Option<&str>) -> (&'static Encoding, bool) {
     match std::str::from_utf8(body) {
-        Ok(_) => return UTF_8,
-        Err(e) if e.error_len().is_none() && !whole => return UTF_8,
+        Ok(_) => return (UTF_8, false),
+        Err(e) if e.error_len().is_none() && !whole => return (UTF_8, false),
         Err(_) => {}
     }
     let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
     detector.feed(body, whole);
-    detector.guess(None, Utf8Detection::Allow)
+    let tld = region.and_then(tld);
+    let encoding = detector.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Allow);
+    (encoding, encoding != UTF_8)
 }
 
 #[cfg(test)]
@@ -103,13 +136,31 @@ mod tests {
     use super::*;
 
     fn name(prefix: &[u8]) -> &'static str {
-        detect("t.csv", prefix, true, None).unwrap().encoding.name()
+        detect("t.csv", prefix, true, None, None).unwrap().encoding.name()
+    }
+
+    fn decoded(prefix: &[u8], region: Option<&str>) -> String {
+        let found = detect("t.csv", prefix, true, None, region).unwrap().encoding;
+        found.decode_without_bom_handling(prefix).0.into_owned()
+    }
+
+    #[test]
+    fn the_region_helps_guess_a_short_legacy_file() {
+        let pounds = b"Name,Price\nAnna,\xA31.00\n";
+        assert!(decoded(pounds, Some("GB")).contains("\u{a3}1.00"), "{}", decoded(pounds, None));
+        // "Αθήνα" and "Πειραιάς" in Windows-1253.
+        let greek = b"Name,City\nAnna,\xC1\xE8\xDE\xED\xE1\nBen,\xD0\xE5\xE9\xF1\xE1\xE9\xDC\xF2\n";
+        let text = decoded(greek, Some("gr"));
+        assert!(text.contains("Αθήνα") && text.contains("Πειραιάς"), "{text}");
+        assert!(detect("t", pounds, true, None, Some("GB")).unwrap().guessed);
+        assert!(!detect("t", b"a,b\n", true, None, Some("GB")).unwrap().guessed);
+        assert_eq!(tld("Not a region"), None);
     }
 
     #[test]
     fn boms_and_utf8() {
         assert_eq!(name(b"\xEF\xBB\xBFName;Ort\n"), "UTF-8");
-        assert_eq!(detect("t", b"\xEF\xBB\xBFa", true, None).unwrap().bom_len, 3);
+        assert_eq!(detect("t", b"\xEF\xBB\xBFa", true, None, None).unwrap().bom_len, 3);
         assert_eq!(name(b"\xFF\xFEN\0a\0"), "UTF-16LE");
         assert_eq!(name(b"\xFE\xFF\0N\0a"), "UTF-16BE");
         assert_eq!(name("Name;Straße\nJürgen;Köln\n".as_bytes()), "UTF-8");
@@ -132,14 +183,14 @@ mod tests {
 
     #[test]
     fn label_overrides_and_unknown_label_is_an_error() {
-        let e = detect("t", b"abc", true, Some("latin1")).unwrap();
+        let e = detect("t", b"abc", true, Some("latin1"), None).unwrap();
         assert_eq!(e.encoding.name(), "windows-1252");
-        let err = detect("t", b"abc", true, Some("klingon")).unwrap_err();
+        let err = detect("t", b"abc", true, Some("klingon"), None).unwrap_err();
         assert!(err.to_string().contains("`klingon`"), "{err}");
     }
 
     #[test]
     fn nul_bytes_mean_binary() {
-        assert!(detect("t", b"abc\0\x01\x02def", true, None).is_err());
+        assert!(detect("t", b"abc\0\x01\x02def", true, None, None).is_err());
     }
 }

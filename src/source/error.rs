@@ -25,8 +25,16 @@ pub enum SourceError {
     NotTabular { location: String, found: &'static str, advice: &'static str },
 
     #[error(
+        "`{location}` is an Excel {version} spreadsheet, a format older than leadsync reads \
+         (Excel 97 and later): open it in Excel or LibreOffice and save it as .xlsx, or export \
+         the sheet as CSV"
+    )]
+    OldExcel { location: String, version: &'static str },
+
+    #[error(
         "`{location}` is password-protected: open it in Excel, remove the password \
-         (File > Info > Protect Workbook) and save an unprotected copy"
+         (File > Info > Protect Workbook) and save an unprotected copy, or export the sheet as \
+         CSV"
     )]
     PasswordProtected { location: String },
 

@@ -3,7 +3,8 @@
 //! Exports often put a title ("Leads March 2024", "exported by CRM on ...") above the table.
 //! Such a row has one or two filled cells where the rows below have several, so the header is
 //! the first non-blank row that is not much narrower than the rows that follow it. A row
-//! narrower than the table and set off from it by a blank row is a title too.
+//! narrower than the table and set off from it by a blank row is a title too. A row with more
+//! filled cells than the chosen header is never skipped: it is the header itself, or data.
 
 use super::Record;
 
@@ -19,7 +20,25 @@ pub(super) fn sniff(rows: &[Record]) -> Option<usize> {
     while at + 1 < filled.len() && is_title(&filled[at], &filled[at + 1..]) {
         at += 1;
     }
+    // The first of the widest rows up to the chosen one: nothing skipped is wider than it.
+    let widest = filled.iter().take(at + 1).map(|line| line.width).max()?;
+    let at = filled.iter().position(|line| line.width == widest)?;
     filled.get(at).map(|line| line.index)
+}
+
+/// What the person is told when rows above the header were skipped: `header on row 8; rows
+/// 1–7 skipped`, with how to choose another row. `None` when the header is the first row with
+/// data.
+pub(super) fn skipped_note(first_filled_row: Option<u64>, header_row: u64) -> Option<String> {
+    first_filled_row.filter(|&row| row < header_row)?;
+    let skipped = match header_row - 1 {
+        1 => "row 1 skipped".to_owned(),
+        last => format!("rows 1\u{2013}{last} skipped"),
+    };
+    Some(format!(
+        "header on row {header_row}; {skipped} as titles (pass `--header-row` or set \
+         `header_row` in the mapping to choose another row)"
+    ))
 }
 
 /// A non-blank row: its index in the look-ahead, its row number and its filled cells.
@@ -103,6 +122,34 @@ mod tests {
         assert_eq!(sniff(&set_off), Some(2));
         let header_of_two = rows(&[&["Name", "Phone"], &["a", "1", "x"], &["b", "2", "y"]]);
         assert_eq!(sniff(&header_of_two), Some(0));
+    }
+
+    #[test]
+    fn no_skipped_row_is_wider_than_the_header() {
+        // Every pattern of up to six rows of 0 to 4 cells.
+        for pattern in 0..5u32.pow(6) {
+            let widths: Vec<usize> = (0..6).map(|i| (pattern / 5u32.pow(i) % 5) as usize).collect();
+            let cells: Vec<Vec<&str>> = widths.iter().map(|&w| vec!["x"; w.max(1)]).collect();
+            let cells: Vec<Vec<&str>> = cells
+                .into_iter()
+                .zip(&widths)
+                .map(|(c, &w)| if w == 0 { vec![""] } else { c })
+                .collect();
+            let refs: Vec<&[&str]> = cells.iter().map(Vec::as_slice).collect();
+            let r = rows(&refs);
+            let Some(at) = sniff(&r) else { continue };
+            let skipped = widths[..at].iter().max().copied().unwrap_or(0);
+            assert!(skipped <= widths[at], "{widths:?}: header {at}");
+        }
+    }
+
+    #[test]
+    fn skipped_rows_are_named() {
+        let note = skipped_note(Some(1), 8).unwrap();
+        assert!(note.starts_with("header on row 8; rows 1\u{2013}7 skipped"), "{note}");
+        assert!(skipped_note(Some(1), 2).unwrap().contains("; row 1 skipped"));
+        assert_eq!(skipped_note(Some(3), 3), None);
+        assert_eq!(skipped_note(None, 3), None);
     }
 
     #[test]

@@ -28,7 +28,9 @@ mod ods_guard;
 mod ods_tally;
 mod sheet;
 mod sheet_rows;
+mod xls_formats;
 mod xls_scan;
+mod xlsb_errors;
 mod xlsb_scan;
 mod xml_scan;
 mod zip_scan;
@@ -56,6 +58,8 @@ pub struct SourceOptions {
     pub sheet: Option<SheetSelector>,
     /// The 1-based row that holds the column names.
     pub header_row: Option<u64>,
+    /// The region the file comes from (`DE`, `GB`): a hint for guessing a legacy encoding.
+    pub region: Option<String>,
 }
 
 /// A sheet by name or by the 1-based position of its tab.
@@ -157,6 +161,9 @@ pub struct Source {
     pub delimiter: Option<u8>,
     /// How far reading has got, for the progress display.
     pub extent: std::sync::Arc<Extent>,
+    /// What the person should know about how the file was read, one sentence each: rows
+    /// skipped above the header, an encoding guessed or a code page replaced.
+    pub notes: Vec<String>,
     /// Rows read while looking for the header that come after it (or the error that stopped
     /// the look-ahead), handed out before the rest.
     pending: VecDeque<Result<Record, SourceError>>,
@@ -196,21 +203,40 @@ impl Source {
         drop(file);
         // calamine allocates from what the file declares, and an allocation failure aborts:
         // the limits are checked before it opens the file.
-        match format {
-            Format::Xls => xls_scan::check(path, &location)?,
-            _ => zip_scan::check(path, &location, format)?,
-        }
-        Source::open_workbook(path, location, format, opts)
+        let (hints, note) = match format {
+            Format::Xls => {
+                let plan = xls_scan::check(path, &location)?;
+                let hints = sheet::Hints {
+                    xls_codepage: plan.text.codepage,
+                    xls_copy: plan.copy,
+                    ..Default::default()
+                };
+                (hints, plan.text.note)
+            }
+            _ => {
+                let found = zip_scan::check(path, &location, format)?;
+                let hints = sheet::Hints {
+                    xlsb_formula_errors: found.xlsb_formula_errors,
+                    ..Default::default()
+                };
+                (hints, None)
+            }
+        };
+        let mut source = Source::open_workbook(path, location, format, hints, opts)?;
+        source.notes.splice(0..0, note);
+        Ok(source)
     }
 
     fn open_workbook(
         path: &Path,
         location: String,
         format: Format,
+        hints: sheet::Hints,
         opts: &SourceOptions,
     ) -> Result<Source, SourceError> {
         let extent = Extent::new(Unit::Rows, 0);
-        let opened = sheet::open(path, &location, format, opts.sheet.as_ref(), extent.clone())?;
+        let selector = opts.sheet.as_ref();
+        let opened = sheet::open(path, &location, format, selector, hints, extent.clone())?;
         let source = Source {
             location,
             format,
@@ -221,6 +247,7 @@ impl Source {
             encoding: None,
             delimiter: None,
             extent,
+            notes: Vec::new(),
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
         };
@@ -254,6 +281,7 @@ impl Source {
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
             extent,
+            notes: opened.encoding_note.into_iter().collect(),
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
         };
@@ -329,8 +357,10 @@ impl Source {
                 sheet: self.sheet.clone(),
             }));
         };
+        let first_filled = seen.iter().find(|r| !r.is_blank()).map(|r| r.row);
         let mut rest = seen.split_off(at);
         let header = rest.remove(0);
+        self.notes.extend(header::skipped_note(first_filled, header.row));
         self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
         Ok(header)
     }
@@ -356,6 +386,7 @@ impl fmt::Debug for Source {
             .field("sheet", &self.sheet)
             .field("encoding", &self.encoding)
             .field("delimiter", &self.delimiter.map(char::from))
+            .field("notes", &self.notes)
             .finish_non_exhaustive()
     }
 }
@@ -422,5 +453,7 @@ pub fn is_url(location: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
+#[cfg(test)]
+mod fidelity_tests;
 #[cfg(test)]
 mod tests;

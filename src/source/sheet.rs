@@ -8,8 +8,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use calamine::{
-    Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError, Xlsb,
-    Xlsx,
+    Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError,
+    XlsOptions, Xlsb, Xlsx,
 };
 
 use super::sheet_rows::SheetRows;
@@ -27,34 +27,63 @@ pub(super) struct SheetSource {
     pub rows: SheetRows,
 }
 
+/// What the pre-flight found that changes how calamine is driven.
+#[derive(Debug, Default)]
+pub(super) struct Hints {
+    /// An XLSB with formula cells holding errors, which calamine skips (see `xlsb_errors`).
+    pub xlsb_formula_errors: bool,
+    /// The code page XLS strings are decoded with, instead of the one the file names.
+    pub xls_codepage: Option<u16>,
+    /// A corrected copy of an XLS for calamine to read instead of the file (`xls_formats`).
+    pub xls_copy: Option<File>,
+}
+
 /// Opens the workbook at `path`, picks the sheet and starts reading it.
 pub(super) fn open(
     path: &Path,
     location: &str,
     format: Format,
     selector: Option<&SheetSelector>,
+    hints: Hints,
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
-    let mut book = open_book(path, location, format)?;
+    let mut book = open_book(path, location, format, hints.xls_codepage, hints.xls_copy)?;
     let (sheet, loaded) = match selector {
         Some(selector) => (resolve(&book, location, selector)?, None),
-        None => first_sheet_with_data(&mut book, location)?,
+        None => {
+            let formula_errors = hints.xlsb_formula_errors.then_some(path);
+            first_sheet_with_data(&mut book, location, formula_errors)?
+        }
     };
     let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
-    let rows = SheetRows::spawn(book, location, &sheet, loaded, extent)?;
+    let formula_errors = hints.xlsb_formula_errors.then(|| path.to_owned());
+    let rows = SheetRows::spawn(book, location, &sheet, loaded, formula_errors, extent)?;
     Ok(SheetSource { sheet, position, rows })
 }
 
-fn open_book(path: &Path, location: &str, format: Format) -> Result<Book, SourceError> {
+fn open_book(
+    path: &Path,
+    location: &str,
+    format: Format,
+    xls_codepage: Option<u16>,
+    xls_copy: Option<File>,
+) -> Result<Book, SourceError> {
     let corrupt =
         |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     if format == Format::Ods {
         super::ods_guard::check(path).map_err(corrupt)?;
     }
-    let file = File::open(path).map_err(|e| SourceError::io(location, e))?;
+    let file = match xls_copy {
+        Some(copy) => copy,
+        None => File::open(path).map_err(|e| SourceError::io(location, e))?,
+    };
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
-        Format::Xls => Xls::new(reader).map(Sheets::Xls).map_err(calamine::Error::Xls),
+        Format::Xls => {
+            let mut options = XlsOptions::default();
+            options.force_codepage = xls_codepage;
+            Xls::new_with_options(reader, options).map(Sheets::Xls).map_err(calamine::Error::Xls)
+        }
         Format::Xlsb => Xlsb::new(reader).map(Sheets::Xlsb).map_err(calamine::Error::Xlsb),
         Format::Ods => Ods::new(reader).map(Sheets::Ods).map_err(calamine::Error::Ods),
         Format::Xlsx | Format::Xlsm | Format::Csv | Format::Tsv => {
@@ -96,16 +125,19 @@ fn resolve(book: &Book, location: &str, selector: &SheetSelector) -> Result<Stri
 
 /// The first worksheet with a non-empty cell, visible sheets before hidden ones. XLS and ODS
 /// sheets are loaded to be probed, so the chosen one is handed on instead of loaded twice.
+/// `formula_errors` is the path of an XLSB with formula error cells, which calamine skips: a
+/// sheet holding only those has data too.
 fn first_sheet_with_data(
     book: &mut Book,
     location: &str,
+    formula_errors: Option<&Path>,
 ) -> Result<(String, Option<Range<Data>>), SourceError> {
     let sheets = book.sheets_metadata().to_vec();
     let worksheets = sheets.iter().filter(|s| s.typ == SheetType::WorkSheet);
     let (visible, hidden): (Vec<_>, Vec<_>) =
         worksheets.partition(|s| s.visible == SheetVisible::Visible);
     for sheet in visible.into_iter().chain(hidden) {
-        let probed = catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name)));
+        let probed = catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name, formula_errors)));
         let read_error = |detail: String| SourceError::SheetRead {
             location: location.to_owned(),
             sheet: sheet.name.clone(),
@@ -127,7 +159,7 @@ enum Probe {
     Data(Option<Range<Data>>),
 }
 
-fn probe(book: &mut Book, name: &str) -> Result<Probe, String> {
+fn probe(book: &mut Book, name: &str, formula_errors: Option<&Path>) -> Result<Probe, String> {
     let has_data = match book {
         Sheets::Xlsx(wb) => {
             let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
@@ -136,6 +168,7 @@ fn probe(book: &mut Book, name: &str) -> Result<Probe, String> {
         Sheets::Xlsb(wb) => {
             let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
             first_value(|| cells.next_cell().map_err(|e| e.to_string()))?
+                || formula_errors.is_some_and(|path| super::xlsb_errors::any_in(path, name))
         }
         Sheets::Xls(_) | Sheets::Ods(_) => {
             let range = book.worksheet_range(name).map_err(|e| e.to_string())?;

@@ -8,7 +8,10 @@
 //! arrive as a loaded range. calamine panics on some damaged files: the thread catches that
 //! and reports it as a `SourceError`.
 
+use std::fs::File;
+use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::{thread, vec};
@@ -19,6 +22,7 @@ use csv::StringRecord;
 use super::cell::{self, Value};
 use super::csv::error_literals;
 use super::sheet::{Book, PANIC_DETAIL};
+use super::xlsb_errors;
 use super::{Extent, Record, SourceError};
 
 type Batch = Result<Vec<Record>, SourceError>;
@@ -38,19 +42,24 @@ pub(super) struct SheetRows {
 }
 
 impl SheetRows {
-    /// Starts reading `sheet`; `loaded` is its range when probing already loaded it.
+    /// Starts reading `sheet`; `loaded` is its range when probing already loaded it, and
+    /// `formula_errors` the workbook's path when it is an XLSB with formula error cells.
     pub(super) fn spawn(
         book: Book,
         location: &str,
         sheet: &str,
         loaded: Option<Range<Data>>,
+        formula_errors: Option<PathBuf>,
         extent: Arc<Extent>,
     ) -> Result<SheetRows, SourceError> {
         let (tx, rx) = sync_channel(CHANNEL_BATCHES);
         let (location_owned, sheet_owned) = (location.to_owned(), sheet.to_owned());
         thread::Builder::new()
             .name("leadsync-sheet".to_owned())
-            .spawn(move || produce(book, location_owned, sheet_owned, loaded, tx, &extent))
+            .spawn(move || {
+                let read = Read { sheet: sheet_owned, loaded, formula_errors };
+                produce(book, location_owned, read, tx, &extent)
+            })
             .map_err(|e| SourceError::io(location, e))?;
         Ok(SheetRows { rx, current: Vec::new().into_iter(), done: false })
     }
@@ -79,18 +88,20 @@ impl Iterator for SheetRows {
     }
 }
 
-/// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
-fn produce(
-    mut book: Book,
-    location: String,
+/// What the producer thread reads: see `SheetRows::spawn`.
+struct Read {
     sheet: String,
     loaded: Option<Range<Data>>,
-    tx: SyncSender<Batch>,
-    extent: &Extent,
-) {
+    formula_errors: Option<PathBuf>,
+}
+
+/// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
+fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
-    let read =
-        catch_unwind(AssertUnwindSafe(|| read_sheet(&mut book, &sheet, loaded, &mut out, extent)));
+    let Read { sheet, loaded, formula_errors } = read;
+    let read = catch_unwind(AssertUnwindSafe(|| {
+        read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent)
+    }));
     let failure = match read {
         Ok(Ok(())) => None,
         Ok(Err(failure)) => Some(failure),
@@ -110,6 +121,7 @@ fn read_sheet(
     book: &mut Book,
     sheet: &str,
     loaded: Option<Range<Data>>,
+    formula_errors: Option<&Path>,
     out: &mut Batches,
     extent: &Extent,
 ) -> Result<(), Failure> {
@@ -131,7 +143,11 @@ fn read_sheet(
             let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
             extent.set_total(last_row(cells.dimensions()));
             let offset = first_column(cells.dimensions());
-            stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
+            let next = || cells.next_cell().map_err(|e| e.to_string());
+            match formula_errors {
+                Some(path) => stream_with_formula_errors(path, sheet, next, offset, out),
+                None => stream(next, offset, out),
+            }
         }
         (book, None) => {
             let range = book.worksheet_range(sheet).map_err(|e| no_row(e.to_string()))?;
@@ -139,6 +155,25 @@ fn read_sheet(
             send_range(&range, out)
         }
     }
+}
+
+/// XLSB cells with the formula errors calamine skips (see `xlsb_errors`), read from a second
+/// handle on the workbook at `path`; without the part, calamine's cells alone.
+fn stream_with_formula_errors<'a>(
+    path: &Path,
+    sheet: &str,
+    next: impl FnMut() -> Result<Option<Cell<DataRef<'a>>>, String>,
+    offset: u32,
+    out: &mut Batches,
+) -> Result<(), Failure> {
+    let zip = File::open(path).ok().and_then(|f| zip::ZipArchive::new(BufReader::new(f)).ok());
+    let Some(mut zip) = zip else { return stream(next, offset, out) };
+    let Some(name) = xlsb_errors::sheet_part(&mut zip, sheet) else {
+        return stream(next, offset, out);
+    };
+    let Ok(part) = zip.by_name(&name) else { return stream(next, offset, out) };
+    let mut errors = xlsb_errors::FormulaErrors::new(BufReader::new(part));
+    stream(xlsb_errors::merge(next, &mut errors), offset, out)
 }
 
 /// Cells start at the sheet's first used column, as in calamine's ranges. A missing

@@ -12,13 +12,15 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Read;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::limits::{Limit, MAX_LOADED_BYTES, MAX_SHARED_STRINGS_BYTES, string_cost};
-use super::{Format, SourceError};
+use super::{Format, SourceError, xls_formats};
 
 const ENDOFCHAIN: u32 = 0xFFFF_FFFE;
+const UTF_16_CODEPAGE: u16 = 1200;
+const WINDOWS_1252: u16 = 1252;
 const RESERVED_SECTORS: u32 = 0xFFFF_FFFA;
 const DIFSECT: u32 = 0xFFFF_FFFC;
 /// `calamine::Cell<Data>` (40 bytes), a cell in a loaded range (`Data`, 32) and in the formula
@@ -27,8 +29,25 @@ const CELL_RECORD_BYTES: u64 = 40;
 const RANGE_CELL_BYTES: u64 = 32;
 const FORMULA_CELL_BYTES: u64 = 24;
 
-/// Checks the XLS at `path`; `Ok` means calamine may open it.
-pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
+/// How calamine should decode the workbook's text, decided from its BOF and CodePage records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Text {
+    /// The code page to decode with instead of the one the file names.
+    pub codepage: Option<u16>,
+    /// What the person should know about it.
+    pub note: Option<String>,
+}
+
+/// What calamine should be given: how to decode text, and a corrected copy of the file when
+/// its BIFF5 number formats would be misread (see `xls_formats`).
+#[derive(Debug, Default)]
+pub(super) struct Plan {
+    pub text: Text,
+    pub copy: Option<File>,
+}
+
+/// Checks the XLS at `path`; `Ok` means calamine may open it, as `Plan` says.
+pub(super) fn check(path: &Path, location: &str) -> Result<Plan, SourceError> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -40,14 +59,78 @@ pub(super) fn check(path: &Path, location: &str) -> Result<(), SourceError> {
     };
     let stream = match workbook_stream(&bytes) {
         Ok(Some(stream)) => stream,
-        Ok(None) => return Ok(()),
+        Ok(None) => return Ok(Plan::default()),
         Err(detail) => return Err(corrupt(detail)),
     };
-    let needed = Biff::new(&stream).needed().map_err(|limit| limit.error(location))?;
+    // An encrypted workbook's records hold ciphertext, which would be sized as nonsense.
+    if is_encrypted(&stream.bytes) {
+        return Err(SourceError::PasswordProtected { location: location.to_owned() });
+    }
+    let needed = Biff::new(&stream.bytes).needed().map_err(|limit| limit.error(location))?;
     if needed > MAX_LOADED_BYTES {
         return Err(Limit::Loaded { needed }.error(location));
     }
-    Ok(())
+    let fixes = xls_formats::fixes(globals(&stream.bytes));
+    let copy = match fixes.is_empty() {
+        true => None,
+        false => {
+            Some(fixed_copy(bytes, &stream, &fixes).map_err(|e| SourceError::io(location, e))?)
+        }
+    };
+    Ok(Plan { text: text(&stream.bytes), copy })
+}
+
+/// The workbook globals' records with the stream offset of their data, up to the first EOF.
+fn globals(stream: &[u8]) -> impl Iterator<Item = (u16, usize, &[u8])> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let (typ, data, _) = split_record(stream.get(at..)?)?;
+        let item = (typ, at + 4, data);
+        at += 4 + data.len();
+        Some(item)
+    })
+    .take_while(|(typ, ..)| *typ != 0x000A)
+}
+
+/// The file with the stream's bytes changed, in an anonymous temporary file.
+fn fixed_copy(mut bytes: Vec<u8>, stream: &Stream, fixes: &[(usize, u8)]) -> io::Result<File> {
+    for &(at, byte) in fixes {
+        if let Some(slot) = stream.locate(at).and_then(|at| bytes.get_mut(at)) {
+            *slot = byte;
+        }
+    }
+    let mut file = tempfile::tempfile()?;
+    file.write_all(&bytes)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(file)
+}
+
+/// BIFF8 (Excel 97 and later) stores every string as UTF-16 or its compressed Latin-1 form,
+/// whatever code page the file names: calamine decodes them with that code page, so a BIFF8
+/// file naming Windows-1252 read as `F\0o\0r\0m\0` and one naming a code page calamine does
+/// not know (Quattro Pro writes 8001) was refused. Such files are decoded as UTF-16. Older
+/// files (BIFF5) do store text in their code page: an unknown one falls back to Windows-1252,
+/// which the person is told.
+fn text(stream: &[u8]) -> Text {
+    let mut globals = records(stream).take_while(|r| r.typ != 0x000A);
+    let Some(bof) = globals.next().filter(|r| r.typ == 0x0809) else { return Text::default() };
+    let biff8 = bof.pieces[0].get(..2).is_some_and(|v| u16_at(v, 0) == 0x0600);
+    let codepage =
+        globals.find(|r| r.typ == 0x0042 && r.pieces[0].len() >= 2).map(|r| u16_at(r.pieces[0], 0));
+    match codepage {
+        Some(page) if biff8 && page != UTF_16_CODEPAGE => {
+            Text { codepage: Some(UTF_16_CODEPAGE), note: None }
+        }
+        Some(page) if !biff8 && codepage::to_encoding(page).is_none() => Text {
+            codepage: Some(WINDOWS_1252),
+            note: Some(format!(
+                "the workbook names code page {page}, which leadsync does not know: its text was \
+                 read as Windows-1252 (Western European); check names with accents, or save the \
+                 workbook as .xlsx in Excel or LibreOffice"
+            )),
+        },
+        _ => Text::default(),
+    }
 }
 
 /// The compound file as calamine reads it: sector size, FAT and directory.
@@ -59,9 +142,25 @@ struct Cfb<'a> {
     fat: Vec<u32>,
 }
 
+/// The workbook stream and where each of its pieces (sectors, or 64-byte mini sectors) lies in
+/// the file, so a byte of the stream can be changed in the file.
+struct Stream {
+    bytes: Vec<u8>,
+    piece: usize,
+    /// The file offset of each piece, in stream order.
+    offsets: Vec<usize>,
+}
+
+impl Stream {
+    /// The file offset of the stream's byte `at`.
+    fn locate(&self, at: usize) -> Option<usize> {
+        self.offsets.get(at / self.piece).map(|start| start + at % self.piece)
+    }
+}
+
 /// The `Workbook` (or `Book`) stream, `None` when the file is not a compound file calamine
 /// would read, an error naming the damage that would make calamine's reading unbounded.
-fn workbook_stream(bytes: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
+fn workbook_stream(bytes: &[u8]) -> Result<Option<Stream>, &'static str> {
     let Some(header) = bytes.get(..512) else { return Ok(None) };
     let sector = match u16_at(header, 30) {
         9 => 512,
@@ -71,24 +170,33 @@ fn workbook_stream(bytes: &[u8]) -> Result<Option<Vec<u8>>, &'static str> {
     let max_id = u32::try_from(bytes.len() / sector).unwrap_or(u32::MAX);
     let mut cfb = Cfb { bytes, sector, max_id, fat: Vec::new() };
     cfb.fat = cfb.read_fat(header)?;
-    let directory = cfb.chain(u32_at(header, 48), usize::MAX)?;
+    let directory = cfb.chain(u32_at(header, 48), usize::MAX, &mut Vec::new())?;
     let entries: Vec<&[u8]> = directory.chunks_exact(128).collect();
     let Some(root) = entries.first() else { return Ok(None) };
     let found = entries.iter().find(|e| name_is(e, "Workbook") || name_is(e, "Book"));
     let Some(entry) = found else { return Ok(None) };
     let (start, len) = (u32_at(entry, 116), u32_at(entry, 120) as usize);
+    let mut offsets = Vec::new();
     if len >= 4096 {
-        return cfb.chain(start, len).map(Some);
+        let bytes = cfb.chain(start, len, &mut offsets)?;
+        return Ok(Some(Stream { bytes, piece: sector, offsets }));
     }
     // A small stream lives in 64-byte mini sectors inside the root entry's stream.
     let mini_fat_len = u32_at(header, 64) as usize;
     if mini_fat_len == 0 {
         return Ok(None);
     }
-    let mini_stream = cfb.chain(u32_at(root, 116), u32_at(root, 120) as usize)?;
-    let mini_fat_bytes = cfb.chain(u32_at(header, 60), mini_fat_len.saturating_mul(sector))?;
+    let mut root_offsets = Vec::new();
+    let mini_stream =
+        cfb.chain(u32_at(root, 116), u32_at(root, 120) as usize, &mut root_offsets)?;
+    let mini_fat_len = mini_fat_len.saturating_mul(sector);
+    let mini_fat_bytes = cfb.chain(u32_at(header, 60), mini_fat_len, &mut Vec::new())?;
     let mini_fat: Vec<u32> = mini_fat_bytes.chunks_exact(4).map(|c| u32_at(c, 0)).collect();
-    Ok(Some(mini_chain(&mini_stream, &mini_fat, start, len)))
+    let bytes = mini_chain(&mini_stream, &mini_fat, start, len, &mut offsets);
+    // A mini sector's offset is in the mini stream, itself a chain of whole sectors.
+    let root = Stream { bytes: Vec::new(), piece: sector, offsets: root_offsets };
+    let offsets = offsets.into_iter().filter_map(|at| root.locate(at)).collect();
+    Ok(Some(Stream { bytes, piece: 64, offsets }))
 }
 
 impl Cfb<'_> {
@@ -133,7 +241,13 @@ impl Cfb<'_> {
 
     /// Follows a chain as calamine does, up to `len` bytes; a chain that comes back on itself
     /// before either is the damage calamine would loop on.
-    fn chain(&self, mut id: u32, len: usize) -> Result<Vec<u8>, &'static str> {
+    /// The file offset of each sector read is added to `offsets`.
+    fn chain(
+        &self,
+        mut id: u32,
+        len: usize,
+        offsets: &mut Vec<usize>,
+    ) -> Result<Vec<u8>, &'static str> {
         let mut out = Vec::new();
         let mut steps = 0u64;
         while id != ENDOFCHAIN && out.len() < len {
@@ -143,6 +257,7 @@ impl Cfb<'_> {
             }
             let Some(sector) = self.sector(id) else { break };
             out.extend_from_slice(&sector[..sector.len().min(len - out.len())]);
+            offsets.push((id as usize + 1) * self.sector);
             match self.fat.get(id as usize) {
                 Some(next) => id = *next,
                 None => break,
@@ -152,8 +267,15 @@ impl Cfb<'_> {
     }
 }
 
-/// A small stream from the mini stream; calamine bounds these by their length (< 4096).
-fn mini_chain(mini_stream: &[u8], mini_fat: &[u32], mut id: u32, len: usize) -> Vec<u8> {
+/// A small stream from the mini stream; calamine bounds these by their length (< 4096). The
+/// mini-stream offset of each mini sector read is added to `offsets`.
+fn mini_chain(
+    mini_stream: &[u8],
+    mini_fat: &[u32],
+    mut id: u32,
+    len: usize,
+    offsets: &mut Vec<usize>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     while id != ENDOFCHAIN && out.len() < len {
         let start = id as usize * 64;
@@ -161,6 +283,7 @@ fn mini_chain(mini_stream: &[u8], mini_fat: &[u32], mut id: u32, len: usize) -> 
             break;
         };
         out.extend_from_slice(&sector[..sector.len().min(len - out.len())]);
+        offsets.push(start);
         match mini_fat.get(id as usize) {
             Some(next) => id = *next,
             None => break,
@@ -199,6 +322,14 @@ fn split_record(stream: &[u8]) -> Option<(u16, &[u8], &[u8])> {
     let len = usize::from(u16_at(stream.get(..4)?, 2));
     let data = stream.get(4..4 + len)?;
     Some((u16_at(stream, 0), data, &stream[4 + len..]))
+}
+
+/// A `FilePass` record in the workbook globals: the records after it are encrypted (their
+/// headers stay plain), as Excel writes a workbook with a password to open.
+fn is_encrypted(stream: &[u8]) -> bool {
+    records(stream)
+        .take_while(|record| record.typ != 0x000A)
+        .any(|record| record.typ == 0x002F && record.pieces[0].len() >= 2)
 }
 
 /// The workbook stream's records, tallied as calamine's `parse_workbook` will hold them.
@@ -500,9 +631,79 @@ mod tests {
     }
 
     #[test]
+    fn biff8_text_is_utf16_and_an_unknown_biff5_code_page_falls_back() {
+        let workbook = |version: u16, page: u16| {
+            let mut bof = version.to_le_bytes().to_vec();
+            bof.extend([0x05, 0, 0, 0, 0, 0]);
+            let mut stream = record(0x0809, &bof);
+            stream.extend(record(0x0042, &page.to_le_bytes()));
+            stream.extend(record(0x000A, &[]));
+            text(&stream)
+        };
+        assert_eq!(workbook(0x0600, 1200), Text::default());
+        assert_eq!(workbook(0x0600, 1252).codepage, Some(1200));
+        assert_eq!(workbook(0x0600, 8001), Text { codepage: Some(1200), note: None });
+        assert_eq!(workbook(0x0500, 1251), Text::default());
+        let quattro = workbook(0x0500, 8001);
+        assert_eq!(quattro.codepage, Some(1252));
+        assert!(quattro.note.unwrap().contains("code page 8001"));
+    }
+
+    /// Every byte of the workbook stream is found in the file where `locate` says.
+    fn assert_located(bytes: &[u8], piece: usize) {
+        let stream = workbook_stream(bytes).unwrap().unwrap();
+        assert_eq!(stream.piece, piece);
+        assert!(!stream.bytes.is_empty());
+        for (at, byte) in stream.bytes.iter().enumerate() {
+            assert_eq!(bytes[stream.locate(at).unwrap()], *byte, "stream byte {at}");
+        }
+    }
+
+    #[test]
+    fn every_byte_of_a_stream_is_located_in_the_file() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/leads.xls");
+        assert_located(&std::fs::read(path).unwrap(), 512);
+        // A 200-byte Workbook in mini sectors 2, 0, 3, 1 of the root's one-sector mini stream:
+        // FAT in sector 0, directory in 1, mini FAT in 2, mini stream in 3.
+        let mut file = vec![0u8; 512 * 5];
+        file[..8].copy_from_slice(OLE_HEADER_MAGIC);
+        file[30] = 9;
+        for (at, value) in [(44, 1u32), (48, 1), (56, 4096), (60, 2), (64, 1), (68, ENDOFCHAIN)] {
+            file[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        }
+        file[76..512].fill(0xFF);
+        file[76..80].copy_from_slice(&0u32.to_le_bytes());
+        let fat = [0xFFFF_FFFD, ENDOFCHAIN, ENDOFCHAIN, ENDOFCHAIN];
+        let mini_fat = [3, ENDOFCHAIN, 0, 1];
+        for (i, v) in fat.iter().chain(&[0xFFFF_FFFF; 124]).enumerate() {
+            file[512 + 4 * i..516 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        for (i, v) in mini_fat.iter().chain(&[0xFFFF_FFFF; 124]).enumerate() {
+            file[1536 + 4 * i..1540 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        let entry = |e: &mut [u8], name: &str, typ: u8, start: u32, size: u32| {
+            let units: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
+            e[..units.len()].copy_from_slice(&units);
+            e[64..66].copy_from_slice(&(units.len() as u16 + 2).to_le_bytes());
+            e[66] = typ;
+            e[116..120].copy_from_slice(&start.to_le_bytes());
+            e[120..124].copy_from_slice(&size.to_le_bytes());
+        };
+        entry(&mut file[1024..1152], "Root Entry", 5, 3, 512);
+        entry(&mut file[1152..1280], "Workbook", 2, 2, 200);
+        for (i, b) in file[2048..2560].iter_mut().enumerate() {
+            *b = (i * 7 % 251) as u8;
+        }
+        assert_located(&file, 64);
+    }
+
+    const OLE_HEADER_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
+    #[test]
     fn a_looping_chain_is_damage() {
         let bytes = vec![0u8; 512 * 3];
         let cfb = Cfb { bytes: &bytes, sector: 512, max_id: 3, fat: vec![1, 0] };
-        assert_eq!(cfb.chain(0, usize::MAX), Err("a sector chain loops back on itself"));
+        let looping = cfb.chain(0, usize::MAX, &mut Vec::new());
+        assert_eq!(looping, Err("a sector chain loops back on itself"));
     }
 }

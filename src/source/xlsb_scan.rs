@@ -5,6 +5,8 @@
 use super::limits::{Limit, MAX_RECORD_BYTES, string_cost};
 
 const BRT_SST_ITEM: u32 = 0x0013;
+/// A formula cell whose value is an error, which calamine skips (see `xlsb_errors`).
+const BRT_FMLA_ERROR: u32 = 0x000B;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -23,6 +25,7 @@ pub(super) struct Records {
     state: State,
     typ: u32,
     shared_cost: u64,
+    formula_errors: u64,
 }
 
 impl Records {
@@ -34,12 +37,18 @@ impl Records {
             state: State::Type { read: 0, value: 0 },
             typ: 0,
             shared_cost: 0,
+            formula_errors: 0,
         }
     }
 
     /// The memory calamine's shared-strings table will take for this part.
     pub(super) fn shared_strings_cost(&self) -> u64 {
         self.shared_cost
+    }
+
+    /// The `BrtFmlaError` records seen in this part.
+    pub(super) fn formula_errors(&self) -> u64 {
+        self.formula_errors
     }
 
     pub(super) fn feed(&mut self, mut data: &[u8]) -> Result<(), Limit> {
@@ -82,6 +91,7 @@ impl Records {
         if len > MAX_RECORD_BYTES {
             return Err(Limit::Record { part: self.part.clone() });
         }
+        self.formula_errors += u64::from(self.typ == BRT_FMLA_ERROR);
         if self.shared && self.typ == BRT_SST_ITEM {
             // A flags byte and a 4-byte count, then UTF-16: at most 3 UTF-8 bytes per unit.
             let text = len.saturating_sub(5) / 2 * 3;

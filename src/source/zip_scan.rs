@@ -21,8 +21,15 @@ use super::{Format, SourceError};
 const CHUNK: usize = 64 * 1024;
 const OLE_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0];
 
+/// What the scan learnt that changes how the workbook is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Findings {
+    /// XLSB formula cells holding an error, which calamine skips (see `xlsb_errors`).
+    pub xlsb_formula_errors: bool,
+}
+
 /// Checks the workbook at `path` against every limit; `Ok` means calamine may open it.
-pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<(), SourceError> {
+pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<Findings, SourceError> {
     let corrupt = |detail: String| SourceError::Corrupt {
         location: location.to_owned(),
         format,
@@ -45,7 +52,8 @@ pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<(), S
             Err(Failure::Read(e)) => return Err(corrupt(format!("part `{name}`: {e}"))),
         }
     }
-    tally.verdict().map_err(|limit| limit.error(location))
+    tally.verdict().map_err(|limit| limit.error(location))?;
+    Ok(Findings { xlsb_formula_errors: tally.formula_errors > 0 })
 }
 
 /// The sizes the central directory declares, which the zip crate enforces while inflating.
@@ -88,6 +96,8 @@ struct Tally {
     ods: OdsTally,
     /// Elements calamine keeps one value for when it opens the workbook.
     kept_elements: u64,
+    /// XLSB formula cells holding an error.
+    formula_errors: u64,
 }
 
 impl Tally {
@@ -131,6 +141,7 @@ fn scan_part(
             n = read_some(entry, &mut buf)?;
         }
         tally.shared_strings += records.shared_strings_cost();
+        tally.formula_errors += records.formula_errors();
         return Ok(());
     }
     let kind = match lower.as_str() {

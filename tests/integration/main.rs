@@ -12,6 +12,7 @@ mod import;
 mod install;
 mod limits;
 mod progress;
+mod reading;
 mod push;
 mod simulation;
 mod support;

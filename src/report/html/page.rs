@@ -91,7 +91,11 @@ impl Page<'_> {
             let rows = if blank == 1 { "row" } else { "rows" };
             write!(out, " · {} blank {rows} skipped", thousands(blank))?;
         }
-        writeln!(out, "</p>\n</header>")
+        writeln!(out, "</p>")?;
+        for note in &self.run.reading_notes {
+            writeln!(out, r#"<p class="meta">Reading: {}</p>"#, Esc(note))?;
+        }
+        writeln!(out, "</header>")
     }
 
     /// One sentence a manager can act on: how many rows are fine, how many are not, and the

@@ -32,6 +32,17 @@ fn escapes_the_five_characters() {
 }
 
 #[test]
+fn reading_notes_are_in_the_header() {
+    let mut run = run_info();
+    run.reading_notes = vec!["header on row 8; rows 1\u{2013}7 skipped as <titles>".into()];
+    let html = render(rows(), &run);
+    let note =
+        r#"<p class="meta">Reading: header on row 8; rows 1–7 skipped as &lt;titles&gt;</p>"#;
+    let header = &html[..html.find("</header>").unwrap()];
+    assert!(header.contains(note), "{header}");
+}
+
+#[test]
 fn backticked_values_become_code() {
     let text = Message("`<b>` is not `12`").to_string();
     assert_eq!(text, "<code>&lt;b&gt;</code> is not <code>12</code>");

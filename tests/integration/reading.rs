@@ -1,0 +1,62 @@
+//! Reading fidelity through the real binary: what the person is told about how a file was
+//! read, in the terminal summary and the reports.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{Cli, json, write};
+
+/// An offline dry run of `file` into a JSON report; returns (report, stderr).
+fn dry_run(file: &Path, extra: &[&str], code: i32) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let (_, err) = Cli::new()
+        .args(["import"])
+        .args([file])
+        .args(["--offline", "--campaign", "1", "--report"])
+        .args([&report])
+        .args(extra)
+        .expect_code(code);
+    (json(&std::fs::read_to_string(&report).unwrap()), err)
+}
+
+#[test]
+fn rows_skipped_above_the_header_are_named_in_the_summary_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Leads export\nfrom CRM,2024\n\nName,Phone,City\nAnna,+49 30 12345678,Berlin\n";
+    let file = write(dir.path(), "titles.csv", text);
+    let (report, err) = dry_run(&file, &[], 0);
+    let note = "header on row 4; rows 1\u{2013}3 skipped as titles";
+    assert!(err.contains(&format!("reading: {note}")), "{err}");
+    let notes = report["run"]["reading_notes"].as_array().unwrap();
+    assert!(notes[0].as_str().unwrap().starts_with(note), "{report}");
+
+    let plain = write(dir.path(), "plain.csv", "Name,Phone\nAnna,+49 30 12345678\n");
+    let (report, err) = dry_run(&plain, &[], 0);
+    assert!(!err.contains("reading:"), "{err}");
+    assert!(report["run"].get("reading_notes").is_none(), "{report}");
+}
+
+#[test]
+fn a_guessed_encoding_uses_the_region_and_says_how_to_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pounds.csv");
+    std::fs::write(&file, b"Name,Phone,Notes\nAnna,+44 20 7946 0958,paid \xA31.00\n").unwrap();
+    let (report, err) = dry_run(&file, &["--region", "GB"], 0);
+    let note = "encoding was guessed as windows-1252 for a file from GB";
+    assert!(err.contains(note) && err.contains("`--encoding`"), "{err}");
+    assert_eq!(report["rows"][0]["variables"]["notes"], "paid \u{a3}1.00", "{report}");
+}
+
+#[test]
+fn headers_with_line_breaks_are_quoted_in_the_no_phone_column_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Name,\"Notes\nfrom the call\",City\nAnna,call back,Berlin\n";
+    let file = write(dir.path(), "wrapped.csv", text);
+    let args = ["--offline", "--campaign", "1"];
+    let (_, err) = Cli::new().args(["import"]).args([&file]).args(args).expect_code(1);
+    let error = err.lines().find(|l| l.starts_with("error:")).unwrap_or_default();
+    assert!(error.contains("no phone column"), "{err}");
+    assert!(error.ends_with(r#"`Name`, "Notes\nfrom the call", `City`"#), "{err}");
+}

@@ -53,6 +53,11 @@ pub struct GlobalArgs {
     #[arg(long, env = "LEADSYNC_PROFILE", global = true, value_name = "NAME")]
     pub profile: Option<String>,
 
+    /// Folder for journals, locks and the embedded sandbox's data, for every command (default:
+    /// the profile's, else the XDG state directory)
+    #[arg(long, env = "LEADSYNC_STATE_DIR", global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+
     /// Run against an embedded sandbox service with demo data: no account needed
     #[arg(long, global = true, conflicts_with = "base_url")]
     pub sandbox: bool,

@@ -32,6 +32,8 @@ pub struct Config {
     pub color: bool,
     /// The selected profile's settings (empty without `--profile`).
     pub profile: Profile,
+    /// `--state-dir` or `LEADSYNC_STATE_DIR`, if given.
+    state_dir_flag: Option<std::path::PathBuf>,
     pub timeout: Duration,
 }
 
@@ -62,7 +64,14 @@ impl Config {
             color: super::color::from_env(args.color),
             profile,
             timeout,
+            state_dir_flag: args.state_dir.clone(),
         })
+    }
+
+    /// The one state folder every command uses: journals, locks and the embedded sandbox's
+    /// data (so "check, send, look" meet the same sandbox).
+    pub fn state_dir(&self) -> anyhow::Result<std::path::PathBuf> {
+        super::session::state_dir(self.state_dir_flag.as_deref(), self.profile.state_dir.as_deref())
     }
 
     /// The service to talk to, or why there is none.

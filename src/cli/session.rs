@@ -26,7 +26,7 @@ const SANDBOX_DB: &str = "sandbox.sqlite";
 impl Session {
     /// Opens the service, with the embedded sandbox (if any) kept in the default state folder.
     pub async fn open(config: &Config) -> anyhow::Result<Session> {
-        Session::open_in(config, &state_dir(None, config.profile.state_dir.as_deref())?).await
+        Session::open_in(config, &config.state_dir()?).await
     }
 
     /// Opens the service, with the embedded sandbox (if any) kept in `state_dir`.

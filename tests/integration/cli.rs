@@ -401,3 +401,31 @@ fn profiles_fill_in_what_flags_and_environment_leave_open() {
     send.ok();
     assert!(state.join("journals").is_dir(), "the journal went to the profile's state_dir");
 }
+
+/// "Check, send, look" meet one sandbox: with `--state-dir`, a dry run, an import, `leads
+/// list` and `campaigns list` all use the sandbox kept in that folder (a dry run used the home
+/// folder's, and the list commands refused the flag).
+#[test]
+fn every_command_keeps_the_sandbox_in_the_one_state_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let home = dir.path().join("home");
+    let csv =
+        write(dir.path(), "leads.csv", "Name,Telefon,Kampagne\nA,0151 61000001,Spring Outreach\n");
+    let run = |args: &[&str]| {
+        Cli::new()
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", home.join("state"))
+            .args(["--sandbox"])
+            .args(args)
+            .args(["--state-dir", state.to_str().unwrap()])
+    };
+    run(&["import", csv.to_str().unwrap(), "--dry-run"]).ok();
+    assert!(state.join("sandbox.sqlite").exists(), "the dry run's sandbox is in the folder");
+    run(&["import", csv.to_str().unwrap(), "--rate", "0"]).ok();
+    let (out, _) = run(&["leads", "list", "--output", "json"]).ok();
+    assert!(out.contains("+4915161000001"), "the lead just sent: {out}");
+    let (out, _) = run(&["campaigns", "list"]).ok();
+    assert!(out.contains("Spring Outreach"), "{out}");
+    assert!(!home.exists(), "nothing written to the home folder");
+}

@@ -96,9 +96,6 @@ pub struct SendArgs {
         allow_negative_numbers = true
     )]
     pub max_retries: u32,
-    /// Folder for journals and locks (default: the profile's, else the XDG state directory)
-    #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
-    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -132,7 +129,7 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
             skip_existing: args.skip_existing,
             restart: args.restart,
             journal: args.journal.clone(),
-            state_dir: state_dir(&args.send, config)?,
+            state_dir: config.state_dir()?,
             journal_folder: "journals",
             run_key: String::new(),
             on_change: OnChange::Refuse,
@@ -206,7 +203,7 @@ pub async fn execute(
         false => {
             let state_dir = match &push {
                 Some(push) => push.state_dir.clone(),
-                None => crate::cli::session::state_dir(None, config.profile.state_dir.as_deref())?,
+                None => config.state_dir()?,
             };
             Some(Session::open_in(config, &state_dir).await?)
         }
@@ -254,11 +251,6 @@ pub fn push_config(args: &SendArgs, config: &Config) -> anyhow::Result<PushConfi
         max_retries: args.max_retries,
         ..defaults
     })
-}
-
-/// The state folder: `--state-dir` or `LEADSYNC_STATE_DIR`, else the profile's, else XDG's.
-pub fn state_dir(args: &SendArgs, config: &Config) -> anyhow::Result<PathBuf> {
-    crate::cli::session::state_dir(args.state_dir.as_deref(), config.profile.state_dir.as_deref())
 }
 
 /// Bars on a watched terminal, log lines otherwise (always for `sync`), nothing with `-q`.

@@ -3,7 +3,7 @@
 //! plain log lines instead of bars.
 
 use super::import::{
-    SendArgs, SourceArgs, display, execute, print_result, push_config, state_dir, write_summary,
+    SendArgs, SourceArgs, display, execute, print_result, push_config, write_summary,
 };
 use crate::cli::{Config, Outcome};
 use crate::journal::{JournalError, OnChange};
@@ -23,7 +23,7 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         skip_existing: true,
         restart: false,
         journal: None,
-        state_dir: state_dir(&args.send, config)?,
+        state_dir: config.state_dir()?,
         journal_folder: "sync",
         // Two cron jobs syncing one sheet with two mappings are two runs, not one that keeps
         // starting over.

@@ -38,6 +38,12 @@ impl Case {
         sb
     }
 
+    /// A sheet of two rows, Anna's and Ben's, for campaign 10.
+    fn anna_and_ben(&self) -> PathBuf {
+        let text = "Name,Telefon,Kampagne\nAnna,0151 12345678,Spring Outreach\nBen,0151 22345678,Spring Outreach\n";
+        write(self.dir.path(), "leads.csv", text)
+    }
+
     /// Takes every lead off the stopped service: the writes of a killed service that never
     /// committed. (The sandbox finishes a slow commit before it stops, as a server that shuts
     /// down gracefully does; a crash that loses it is played by this.)
@@ -108,6 +114,12 @@ fn per_number(leads: &[Lead]) -> HashMap<String, usize> {
         *counts.entry(lead.phone_number.clone()).or_default() += 1;
     }
     counts
+}
+
+/// The sheet grows by a row, Cleo's.
+fn add_cleo(csv: &Path) {
+    let grown = std::fs::read_to_string(csv).unwrap() + "Cleo,0151 32345678,Spring Outreach\n";
+    std::fs::write(csv, grown).unwrap();
 }
 
 fn kill(mut child: Child) {
@@ -295,11 +307,7 @@ fn the_commit_window_of_a_killed_run_is_its_own_attempts() {
 #[test]
 fn an_attempt_after_finished_reopens_the_run() {
     let mut case = Case::new();
-    let csv = write(
-        case.dir.path(),
-        "leads.csv",
-        "Name,Telefon,Kampagne\nAnna,0151 12345678,Spring Outreach\nBen,0151 22345678,Spring Outreach\n",
-    );
+    let csv = case.anna_and_ben();
     let sb = case.service(Faults::default());
     let import = ["import", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
     case.cli(&sb, ALICE, &import).ok();
@@ -312,11 +320,7 @@ fn an_attempt_after_finished_reopens_the_run() {
     text.push_str(attempt);
     text.push('\n');
     std::fs::write(&journal, text).unwrap();
-    std::fs::write(
-        &csv,
-        std::fs::read_to_string(&csv).unwrap() + "Cleo,0151 32345678,Spring Outreach\n",
-    )
-    .unwrap();
+    add_cleo(&csv);
     let (_, err) = case.cli(&sb, ALICE, &import).expect_code(1);
     assert!(err.contains("changed since the unfinished run"), "{err}");
     assert_eq!(leads(&sb, ALICE).len(), 2, "nothing sent again");
@@ -328,11 +332,7 @@ fn an_attempt_after_finished_reopens_the_run() {
 #[test]
 fn a_guarded_row_in_doubt_is_settled_before_the_run_finishes() {
     let mut case = Case::new();
-    let csv = write(
-        case.dir.path(),
-        "leads.csv",
-        "Name,Telefon,Kampagne\nAnna,0151 12345678,Spring Outreach\nBen,0151 22345678,Spring Outreach\n",
-    );
+    let csv = case.anna_and_ben();
     let sb = case.service(Faults::default());
     let report = case.path("report.json");
     let import = ["import", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
@@ -393,11 +393,7 @@ fn a_guarded_row_in_doubt_is_settled_before_the_run_finishes() {
 #[test]
 fn sync_carries_the_doubts_of_a_killed_run_into_a_grown_sheet() {
     let mut case = Case::new();
-    let csv = write(
-        case.dir.path(),
-        "leads.csv",
-        "Name,Telefon,Kampagne\nAnna,0151 12345678,Spring Outreach\nBen,0151 22345678,Spring Outreach\n",
-    );
+    let csv = case.anna_and_ben();
     let slow = Faults { slow_commit_rate: 1.0, stall: Duration::from_secs(3), ..Faults::default() };
     let sb = case.service(slow);
     let sync = ["sync", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
@@ -406,11 +402,7 @@ fn sync_carries_the_doubts_of_a_killed_run_into_a_grown_sheet() {
     case.wait_for_attempts(1);
     std::thread::sleep(Duration::from_millis(200));
     kill(child);
-    std::fs::write(
-        &csv,
-        std::fs::read_to_string(&csv).unwrap() + "Cleo,0151 32345678,Spring Outreach\n",
-    )
-    .unwrap();
+    add_cleo(&csv);
     case.cli(&sb, ALICE, &sync).args(more).expect_code(0);
     std::thread::sleep(Duration::from_secs(4));
     let counts = per_number(&leads(&sb, ALICE));

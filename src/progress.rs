@@ -108,10 +108,11 @@ pub const NO_LEAD_KEY: &str = "leads are sent without their own key (lead_key = 
 /// `about 200,000 rows to send at 5/s: about 11 h (--rate to change)`.
 pub fn plan_line(rows: u64, settled: u64, rate: f64) -> String {
     let left = rows.saturating_sub(settled);
+    let noun = if left == 1 { "row" } else { "rows" };
     let what = match settled {
-        0 => format!("about {} rows to send", thousands(left)),
+        0 => format!("about {} {noun} to send", thousands(left)),
         n => format!(
-            "about {} rows left to send ({} settled by an earlier run)",
+            "about {} {noun} left to send ({} settled by an earlier run)",
             thousands(left),
             thousands(n)
         ),

@@ -145,7 +145,13 @@ impl ReportWriter for XlsxWriter {
         }
         for (r, (label, value)) in lines.iter().enumerate() {
             sheet.write_string_with_format(r as RowNum, 0, fit(label), &bold).map_err(&error)?;
-            sheet.write_string(r as RowNum, 1, fit(value)).map_err(&error)?;
+            // Counts are numbers, so a person can sum and chart them.
+            let count =
+                value.parse::<u32>().ok().filter(|_| !matches!(label.as_str(), "source" | "sheet"));
+            match count {
+                Some(n) => sheet.write_number(r as RowNum, 1, n).map_err(&error)?,
+                None => sheet.write_string(r as RowNum, 1, fit(value)).map_err(&error)?,
+            };
         }
         sheet.set_column_width(0, 60).map_err(&error)?;
         let bytes = self.workbook.save_to_buffer().map_err(&error)?;

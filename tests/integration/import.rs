@@ -552,6 +552,9 @@ fn the_xlsx_fix_file_round_trips_through_excel() {
     };
     assert_eq!(line("rejected").as_deref(), Some("1"));
     assert_eq!(line("invalid_phone").as_deref(), Some("1"));
+    // Counts are numbers in the sheet, not text, so they can be summed and charted.
+    let rejected = summary.iter().find(|r| r[0] == "rejected").unwrap();
+    assert!(matches!(rejected[1], Data::Float(_) | Data::Int(_)), "{:?}", rejected[1]);
     let styles = unzip_entry(&fix, "xl/styles.xml");
     assert!(styles.contains("FFC7CE") && styles.contains("FFEB9C"), "red and amber fills");
     let sheet = unzip_entry(&fix, "xl/worksheets/sheet1.xml");

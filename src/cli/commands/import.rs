@@ -57,7 +57,8 @@ pub struct SourceArgs {
     /// Countries numbers may belong to, e.g. DE,AT,CH (overrides the mapping's `countries`)
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
     pub countries: Option<Vec<String>>,
-    /// Write a report; the format comes from the extension (.json, .csv, .html). Repeatable
+    /// Write a report; the format comes from the extension (.json, .csv, .xlsx, .html).
+    /// Repeatable
     #[arg(long, value_name = "PATH")]
     pub report: Vec<PathBuf>,
     /// Write a JSON summary of the run for scripts (`-` for stdout): counts per status and

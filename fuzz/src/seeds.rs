@@ -147,6 +147,8 @@ fn journals() -> io::Result<Vec<Vec<u8>>> {
         message: (status == Final::Rejected).then(|| "phone: invalid".to_owned()),
         commit_by: (status == Final::InDoubt).then_some(1234),
         reconciled: false,
+        key: None,
+        keyed: false,
     };
     let mut inputs = Vec::new();
     for finish in [false, true] {

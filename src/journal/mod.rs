@@ -146,6 +146,12 @@ pub enum Entry {
         /// Found on the service's lead list rather than answered by it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         reconciled: bool,
+        /// For `in_doubt`: the row's key (hex) and whether its write carried it, when no attempt
+        /// line of this journal says so (a doubt carried in from the run this one replaced).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keyed: bool,
     },
     /// The whole source was read and every row has a final outcome.
     Finished { at: String },

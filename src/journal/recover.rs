@@ -182,7 +182,11 @@ impl Recovered {
                 self.sending.remove(&row);
                 self.rows.insert(row, RowState::Retry);
             }
-            Entry::Outcome { row, status: Final::InDoubt, fp, commit_by, .. } => {
+            Entry::Outcome { row, status: Final::InDoubt, fp, commit_by, key, keyed, .. } => {
+                if let Some(key) = key.as_deref().map(parse_fp).transpose()? {
+                    let timeout_ms = self.sending.get(&row).and_then(|s| s.timeout_ms);
+                    self.sending.insert(row, Sending { key: Some(key), keyed, timeout_ms });
+                }
                 self.rows.insert(row, RowState::InDoubt { fp: parse_fp(&fp)?, commit_by });
             }
             Entry::Carried { key, keyed, commit_by } => {

@@ -29,6 +29,8 @@ fn outcome(row: u64, status: Final, lead_id: Option<u64>) -> Entry {
         message: None,
         commit_by: (status == Final::InDoubt).then_some(1234),
         reconciled: false,
+        key: None,
+        keyed: false,
     }
 }
 

@@ -398,6 +398,10 @@ impl Collector {
             message: None,
             commit_by: Some(doubt.commit_by),
             reconciled: false,
+            // How it was sent goes with it: a doubt carried in from a replaced run has no
+            // attempt line in this journal, and a resume must still settle it by its key.
+            key: Some(fp_text(doubt.key)),
+            keyed: matches!(doubt.id, RowId::Keyed(_)),
         };
         self.plan.journal.outcome(&entry)?;
         self.in_doubt.push(doubt);
@@ -494,6 +498,8 @@ impl Collector {
             message: message.clone(),
             commit_by: None,
             reconciled: true,
+            key: None,
+            keyed: false,
         };
         self.plan.journal.outcome(&entry)?;
         apply_final(&mut row, status, Some(lead_id), message.as_deref());
@@ -536,6 +542,8 @@ impl Collector {
             message: message.map(str::to_string),
             commit_by: None,
             reconciled: false,
+            key: None,
+            keyed: false,
         };
         Ok(self.plan.journal.outcome(&entry)?)
     }

@@ -72,6 +72,8 @@ impl Collector {
             message: None,
             commit_by: None,
             reconciled: true,
+            key: None,
+            keyed: false,
         };
         self.plan.journal.outcome(&entry)?;
         self.summary.reconciled += 1;
@@ -101,6 +103,8 @@ impl Collector {
             message: None,
             commit_by: None,
             reconciled: lead_id.is_some(),
+            key: None,
+            keyed: false,
         };
         self.plan.journal.outcome(&entry)?;
         if status == Final::Created {

@@ -410,6 +410,35 @@ fn sync_carries_the_doubts_of_a_killed_run_into_a_grown_sheet() {
     assert!(counts.values().all(|n| *n == 1), "a row sent twice: {counts:?}");
 }
 
+/// Scenario 6, once more: the `sync` that took over the doubts is itself killed while it waits
+/// for their deadline. The next `sync` resumes its journal and still settles each taken-over
+/// row by its key (its journal holds no attempt line for them), never by content.
+#[test]
+fn doubts_taken_over_by_a_killed_sync_are_still_settled_by_key() {
+    let mut case = Case::new();
+    let csv = case.anna_and_ben();
+    let slow = Faults { slow_commit_rate: 1.0, stall: Duration::from_secs(3), ..Faults::default() };
+    let sb = case.service(slow);
+    let sync = ["sync", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
+    let more = ["--timeout", "2", "--concurrency", "1", "--max-retries", "2"];
+    let args = [&sync[..], &more[..]].concat();
+    let child = case.spawn(&sb, &args);
+    case.wait_for_attempts(1);
+    std::thread::sleep(Duration::from_millis(200));
+    kill(child);
+    add_cleo(&csv);
+    let child = case.spawn(&sb, &args);
+    std::thread::sleep(Duration::from_millis(1_500));
+    kill(child);
+    let carried = case.journal_lines().iter().filter(|l| l.contains("\"carried\"")).count();
+    assert!(carried > 0, "the second sync took the doubts over before it was killed");
+    case.cli(&sb, ALICE, &sync).args(more).expect_code(0);
+    std::thread::sleep(Duration::from_secs(4));
+    let counts = per_number(&leads(&sb, ALICE));
+    assert_eq!(counts.len(), 3, "{counts:?}");
+    assert!(counts.values().all(|n| *n == 1), "a row sent twice: {counts:?}");
+}
+
 /// Scenario 7: An account without assistants is the same account after its token rotates: the second
 /// import resumes the finished run instead of sending every row again.
 #[test]

@@ -81,6 +81,8 @@ fn run(data: &[u8]) {
         message: None,
         commit_by: None,
         reconciled: false,
+        key: None,
+        keyed: false,
     };
     journal.outcome(&probe).expect("appending to the scratch journal");
     journal.finish("t".into()).expect("appending to the scratch journal");

@@ -193,7 +193,11 @@ impl MappingFile {
     pub fn parse(text: &str) -> Result<MappingFile, String> {
         toml::from_str(text).map_err(|e| {
             // toml's message carries the line, the key and a caret; keep it on few lines.
-            e.to_string().trim().replace("\n\n", "\n")
+            let reason = e.to_string().trim().replace("\n\n", "\n");
+            match e.span().and_then(|span| unquoted_text(text, span.start)) {
+                Some(hint) => format!("{reason}\n{hint}"),
+                None => reason,
+            }
         })
     }
 
@@ -201,6 +205,18 @@ impl MappingFile {
     pub fn delimiter_byte(&self) -> Result<Option<u8>, String> {
         self.delimiter.as_deref().map(parse_delimiter).transpose()
     }
+}
+
+/// The usual slip behind a TOML error: a text value written without quotes (`phone = Telefon`,
+/// which toml reads as a misspelt `true`). Names the fix for the line the error is on.
+fn unquoted_text(text: &str, at: usize) -> Option<String> {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let (key, value) = line.split_once('=')?;
+    let (key, value) = (key.trim(), value.trim());
+    let bare = value.chars().next().is_some_and(|c| c.is_alphabetic())
+        && !matches!(value, "true" | "false");
+    bare.then(|| format!("text values need quotes: write {key} = \"{value}\""))
 }
 
 /// `","`, `";"`, `"\t"` or `"tab"`, `"|"`: one ASCII character.

@@ -140,7 +140,11 @@ impl MappingFile {
                 .extend(self.unmapped_columns(headers, phone, &campaign, &variables, &contacts));
         }
         let constants = self.constants.iter().map(|(k, v)| (intern(k), v.clone())).collect();
-        let region = self.region.clone().unwrap_or_else(|| "DE".to_string());
+        // A country is asked for here as in a country column: `DE`, `Deutschland`, `Schweiz`.
+        let region = match self.region.as_deref() {
+            Some(asked) => crate::phone::region_of(asked).unwrap_or_else(|| asked.to_string()),
+            None => "DE".to_string(),
+        };
         Ok(Plan { phone, campaign, variables, constants, contacts, region })
     }
 

@@ -36,7 +36,7 @@ pub struct PhoneParser {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PhoneError {
     #[error(
-        "unknown default region `{region}`: use a two-letter country code such as DE, FR, US or GB"
+        "unknown default region `{region}`: use a two-letter country code such as DE, FR, US or GB, or a country's name (Deutschland, Österreich, Schweiz)"
     )]
     UnknownRegion { region: String },
 }

@@ -618,3 +618,31 @@ fn a_csv_wider_than_excel_is_refused_and_excel_width_is_fine() {
         Cli::new().args(["import", csv.to_str().unwrap(), "--offline", "--campaign", "1"]).ok();
     assert!(err.contains("1 row: 1 valid"), "{err}");
 }
+
+/// Messages that pointed the wrong way (issue 25, item 11): a text value written without quotes
+/// in a mapping says that text needs quotes, and `--region` takes a country's name as a
+/// country column does.
+#[test]
+fn an_unquoted_text_value_and_a_country_name_for_the_region_are_understood() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = crate::support::write(
+        dir.path(),
+        "l.csv",
+        "Name,Telefon\nA,0151 23456789\nB,0664 1234567\n",
+    );
+    let mapping = crate::support::write(dir.path(), "m.toml", "phone = Telefon\n");
+    let (_, err) = Cli::new()
+        .args(["import", csv.to_str().unwrap(), "--mapping", mapping.to_str().unwrap()])
+        .args(["--offline", "--dry-run", "--campaign", "1"])
+        .expect_code(1);
+    assert!(err.contains(r#"text values need quotes: write phone = "Telefon""#), "{err}");
+    let report = dir.path().join("r.json");
+    Cli::new()
+        .args(["import", csv.to_str().unwrap(), "--region", "Österreich"])
+        .args(["--offline", "--dry-run", "--campaign", "1", "--report", report.to_str().unwrap()])
+        .ok();
+    let rows = json(&std::fs::read_to_string(&report).unwrap());
+    let phones: Vec<_> =
+        rows["rows"].as_array().unwrap().iter().map(|r| r["phone"].clone()).collect();
+    assert_eq!(phones[1], "+436641234567", "read as an Austrian number: {phones:?}");
+}

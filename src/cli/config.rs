@@ -126,7 +126,8 @@ fn read_token(args: &GlobalArgs, profile: &Profile) -> anyhow::Result<Token> {
         return Ok(Token::new(raw)?);
     }
     match &profile.token_file {
-        Some(path) => from_file(path),
+        Some(path) => Ok(from_file(path)?
+            .with_origin(format!("the `token_file` of the profile ({})", path.display()))),
         None => Err(ConfigError::NoToken.into()),
     }
 }

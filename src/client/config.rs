@@ -7,9 +7,13 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-/// The bearer token. It never appears in `Debug`, `Display`, logs, errors or reports.
+/// The bearer token. It never appears in `Debug`, `Display`, logs, errors or reports; where
+/// it came from does, so a refusal names the place to fix.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Token(String);
+pub struct Token {
+    secret: String,
+    origin: String,
+}
 
 impl Token {
     /// Takes a token, trimming the newline a `echo tok > file` leaves behind.
@@ -22,7 +26,17 @@ impl Token {
         if token.chars().any(|c| c.is_control() || c == ' ') {
             return Err(ConfigError::MalformedToken);
         }
-        Ok(Token(token.to_string()))
+        Ok(Token { secret: token.to_string(), origin: "`LEADSYNC_TOKEN`".to_string() })
+    }
+
+    /// The same token, said to come from `origin` (for messages: "the token file `…`").
+    pub fn with_origin(self, origin: impl Into<String>) -> Token {
+        Token { origin: origin.into(), ..self }
+    }
+
+    /// Where the token came from, for a message that says what to fix.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// Reads the token from a file, so it never sits in a process argument.
@@ -31,18 +45,18 @@ impl Token {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;
-        Token::new(raw)
+        Ok(Token::new(raw)?.with_origin(format!("the token file `{}`", path.display())))
     }
 
     /// The secret itself, for the Authorization header only.
     pub(crate) fn expose(&self) -> &str {
-        &self.0
+        &self.secret
     }
 
     /// A short, non-reversible tag that tells two tokens apart in journals without storing
     /// either of them.
     pub fn fingerprint(&self) -> String {
-        blake3::hash(self.0.as_bytes()).to_hex()[..16].to_string()
+        blake3::hash(self.secret.as_bytes()).to_hex()[..16].to_string()
     }
 }
 

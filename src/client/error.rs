@@ -12,10 +12,13 @@ pub struct FieldError {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error(
-        "the service refused the token ({status}): {message}; check `LEADSYNC_TOKEN` or `--token-file`"
-    )]
-    Unauthorized { status: u16, message: String },
+    #[error("the service refused the token ({status}): {message}; check {token}")]
+    Unauthorized {
+        status: u16,
+        message: String,
+        /// Where the token came from: `LEADSYNC_TOKEN`, a token file, a profile's token file.
+        token: String,
+    },
 
     #[error("not found (404) at `{path}`: {message}")]
     NotFound { path: String, message: String },

@@ -338,7 +338,13 @@ impl Client {
         if status.is_success() {
             return Ok((status, bytes));
         }
-        Err(status_error(status, &headers, path, &bytes))
+        Err(match status_error(status, &headers, path, &bytes) {
+            ClientError::Unauthorized { status, message, .. } => {
+                let token = self.config.token.origin().to_string();
+                ClientError::Unauthorized { status, message, token }
+            }
+            other => other,
+        })
     }
 
     fn transport_error(&self, e: reqwest::Error, url: &Url, path: &str) -> ClientError {
@@ -417,7 +423,11 @@ fn status_error(status: StatusCode, headers: &HeaderMap, path: &str, bytes: &[u8
     });
     let path = path.to_string();
     match status.as_u16() {
-        401 | 403 => ClientError::Unauthorized { status: status.as_u16(), message },
+        401 | 403 => ClientError::Unauthorized {
+            status: status.as_u16(),
+            message,
+            token: "`LEADSYNC_TOKEN` or `--token-file`".to_string(),
+        },
         404 => ClientError::NotFound { path, message },
         422 => ClientError::Validation { fields: field_errors(&body), message },
         429 => ClientError::RateLimited { path, retry_after: retry_after(headers, &body) },

@@ -429,3 +429,34 @@ fn every_command_keeps_the_sandbox_in_the_one_state_folder() {
     assert!(out.contains("Spring Outreach"), "{out}");
     assert!(!home.exists(), "nothing written to the home folder");
 }
+
+/// A refused token names where it came from (issue 25, item 11): a profile's `token_file`,
+/// a `--token-file`, or `LEADSYNC_TOKEN`, and never the token itself.
+#[test]
+fn a_refused_token_names_where_it_came_from() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    let token = write(dir, "stale.token", "token-stale\n");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let config = format!(
+        "[profiles.work]\nbase_url = \"{}\"\ntoken_file = \"{}\"\n",
+        sb.base_url,
+        token.display()
+    );
+    std::fs::create_dir_all(dir.join("xdg/leadsync")).unwrap();
+    std::fs::write(dir.join("xdg/leadsync/config.toml"), config).unwrap();
+    let (_, err) = Cli::new()
+        .env("XDG_CONFIG_HOME", dir.join("xdg"))
+        .args(["--profile", "work", "campaigns", "list"])
+        .expect_code(1);
+    assert!(err.contains("check the `token_file` of the profile"), "{err}");
+    assert!(err.contains("stale.token") && !err.contains("token-stale"), "{err}");
+    let (_, err) = Cli::new()
+        .args(["--base-url", &sb.base_url, "--token-file", token.to_str().unwrap()])
+        .args(["campaigns", "list"])
+        .expect_code(1);
+    assert!(err.contains("check the token file `") && !err.contains("token-stale"), "{err}");
+    let (_, err) = sb.cli("token-wrong").args(["campaigns", "list"]).expect_code(1);
+    assert!(err.contains("check `LEADSYNC_TOKEN`") && !err.contains("token-wrong"), "{err}");
+}

@@ -18,8 +18,10 @@ use crate::source::Extent;
 pub enum Display {
     /// Bars on stderr.
     Bars,
-    /// A log line on stderr every few seconds (cron, CI, pipes).
+    /// A log line on stderr every few seconds (CI, pipes).
     Lines,
+    /// The same lines, each with the local time in front (cron: `sync`).
+    Log,
     #[default]
     Hidden,
 }
@@ -83,22 +85,33 @@ pub fn watch(progress: Arc<Progress>, display: Display, context: Context) -> Wat
     Watcher { stop, handle }
 }
 
+/// One line on stderr, as `display` shows lines: nothing when hidden, the local time in front
+/// in `Log`.
+pub fn say(display: Display, line: &str) {
+    match display {
+        Display::Hidden => {}
+        Display::Log => eprintln!("{} {line}", stamp()),
+        Display::Bars | Display::Lines => eprintln!("{line}"),
+    }
+}
+
+/// A log line's time, as cron logs want it: local time to the second.
+pub fn stamp() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
 /// Before any row is read: what the inferred mapping chose, one line each.
 pub fn announce_mapping(display: Display, notes: &[String]) {
-    if display != Display::Hidden {
-        for note in notes {
-            eprintln!("mapping: {note}");
-        }
+    for note in notes {
+        say(display, &format!("mapping: {note}"));
     }
 }
 
 /// Before the first request: how many rows, at what pace, and so about how long.
 pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64, lead_key: bool) {
-    if display != Display::Hidden {
-        eprintln!("{}", plan_line(rows, settled, rate));
-        if !lead_key {
-            eprintln!("{NO_LEAD_KEY}");
-        }
+    say(display, &plan_line(rows, settled, rate));
+    if !lead_key {
+        say(display, NO_LEAD_KEY);
     }
 }
 
@@ -163,7 +176,7 @@ fn draw(
                 bar.tick();
             }
             None if last_line.elapsed() >= LINE_EVERY => {
-                eprintln!("{line}");
+                say(display, &line);
                 last_line = Instant::now();
             }
             None => {}

@@ -10,6 +10,9 @@ pub enum Outcome {
     Success,
     /// The run finished, but some rows were rejected, duplicated or failed (exit 3).
     Problems,
+    /// A `sync` whose only problems are the same rows as the last sync's (exit 5): nothing new
+    /// to fix, so a monitor need not alert again.
+    KnownProblems,
     /// Ctrl-C or SIGTERM stopped the run; the journal says where (exit 130 for Ctrl-C, 143
     /// for SIGTERM, as shells report them).
     Interrupted,
@@ -25,6 +28,8 @@ pub const USAGE: u8 = 2;
 pub const PROBLEMS: u8 = 3;
 /// Exit code when another sync of the same source is running (4).
 pub const LOCKED: u8 = 4;
+/// Exit code of a sync whose problem rows are all the same as the last sync's (5).
+pub const KNOWN_PROBLEMS: u8 = 5;
 /// Exit code after Ctrl-C (130).
 pub const INTERRUPTED: u8 = 130;
 /// Exit code after SIGTERM (143).
@@ -93,6 +98,7 @@ pub fn code(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Success => 0,
         Outcome::Problems => PROBLEMS,
+        Outcome::KnownProblems => KNOWN_PROBLEMS,
         Outcome::Interrupted => interrupted_code(),
         Outcome::Locked => LOCKED,
     }
@@ -102,6 +108,7 @@ pub fn exit_code(result: &anyhow::Result<Outcome>) -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(PROBLEMS),
+        Ok(Outcome::KnownProblems) => ExitCode::from(KNOWN_PROBLEMS),
         Ok(Outcome::Interrupted) => ExitCode::from(interrupted_code()),
         Ok(Outcome::Locked) => ExitCode::from(LOCKED),
         // A reader that went away (`leadsync leads list | head`) is not a failure.

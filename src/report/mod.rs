@@ -12,6 +12,7 @@ mod error;
 mod html;
 mod json;
 mod json_row;
+pub mod problems;
 pub mod model;
 mod run_summary;
 mod staged;
@@ -92,6 +93,8 @@ pub struct Outcome {
     pub top_reasons: Vec<(IssueCode, u64)>,
     /// The reports written, in the order they were asked for.
     pub paths: Vec<PathBuf>,
+    /// The digests of the rows that need a person, sorted (see `problems`).
+    pub problems: Vec<u64>,
 }
 
 /// Fans rows out to every writer and keeps the tallies the terminal summary needs.
@@ -100,6 +103,7 @@ pub struct Reports {
     paths: Vec<PathBuf>,
     summary: Summary,
     reasons: BTreeMap<IssueCode, u64>,
+    problems: Vec<u64>,
 }
 
 impl Reports {
@@ -119,11 +123,13 @@ impl Reports {
             paths: paths.to_vec(),
             summary: Summary::default(),
             reasons: BTreeMap::new(),
+            problems: Vec::new(),
         })
     }
 
     pub fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
         self.summary.count(row);
+        self.problems.extend(problems::digest(row));
         for code in distinct_codes(&row.errors) {
             *self.reasons.entry(code).or_default() += 1;
         }
@@ -146,7 +152,10 @@ impl Reports {
         if let Some(err) = first_error {
             return Err(err);
         }
-        Ok(Outcome { summary: self.summary, top_reasons: ranked(&self.reasons), paths: self.paths })
+        let mut problems = self.problems;
+        problems.sort_unstable();
+        let top_reasons = ranked(&self.reasons);
+        Ok(Outcome { summary: self.summary, top_reasons, paths: self.paths, problems })
     }
 }
 

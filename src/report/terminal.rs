@@ -138,6 +138,7 @@ mod tests {
             summary,
             top_reasons,
             paths: vec![PathBuf::from("r.json"), PathBuf::from("r.html")],
+            problems: vec![],
         }
     }
 
@@ -173,7 +174,12 @@ reports: r.json, r.html
         run.dry_run = false;
         let text = terminal_summary(&outcome(), &run);
         assert!(text.lines().next().unwrap().ends_with("continue where it stopped"), "{text}");
-        let empty = Outcome { summary: Summary::default(), top_reasons: vec![], paths: vec![] };
+        let empty = Outcome {
+            summary: Summary::default(),
+            top_reasons: vec![],
+            paths: vec![],
+            problems: vec![],
+        };
         let text = terminal_summary(&empty, &run);
         assert!(text.starts_with("interrupted: no row was read; run the same"), "{text}");
     }
@@ -192,7 +198,12 @@ reports: r.json, r.html
         let mut run = run_info();
         (run.dry_run, run.campaigns_checked, run.blank_rows) = (false, true, 0);
         let summary = Summary { rows: 1, created: 1, ..Summary::default() };
-        let outcome = Outcome { summary, top_reasons: vec![], paths: vec![PathBuf::from("r.csv")] };
+        let outcome = Outcome {
+            summary,
+            top_reasons: vec![],
+            paths: vec![PathBuf::from("r.csv")],
+            problems: vec![],
+        };
         assert_eq!(terminal_summary(&outcome, &run), "1 row: 1 created\nreport: r.csv\n");
     }
 }

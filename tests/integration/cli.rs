@@ -460,3 +460,42 @@ fn a_refused_token_names_where_it_came_from() {
     let (_, err) = sb.cli("token-wrong").args(["campaigns", "list"]).expect_code(1);
     assert!(err.contains("check `LEADSYNC_TOKEN`") && !err.contains("token-wrong"), "{err}");
 }
+
+/// Cron logs (issue 25, item 10): `sync` lines carry a timestamp; a sync with nothing new says so
+/// in one line; and the same rejected rows as last time exit 5, not 3, so a monitor alerts
+/// once per new problem, not every ten minutes for a row nobody has fixed yet.
+#[test]
+fn a_sync_with_only_old_problems_says_so_in_one_line_and_exits_5() {
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    let csv = write(
+        dir,
+        "leads.csv",
+        "Name,Telefon,Kampagne\nA,0151 71000001,Spring Outreach\nB,12,Spring Outreach\n",
+    );
+    let sync = || {
+        sb.cli(ALICE).env("LEADSYNC_STATE_DIR", dir.join("state")).args([
+            "sync",
+            csv.to_str().unwrap(),
+            "--rate",
+            "0",
+        ])
+    };
+    let (_, first) = sync().expect_code(3);
+    let stamped =
+        |line: &str| line.len() > 20 && line.as_bytes()[4] == b'-' && line.as_bytes()[13] == b':';
+    assert!(first.lines().all(stamped), "every line timestamped: {first}");
+    let (_, second) = sync().expect_code(5);
+    // Besides what it chose and planned before reading, the run says one line.
+    let told: Vec<_> =
+        second.lines().filter(|l| !l.contains(" mapping: ") && !l.contains(" about ")).collect();
+    assert_eq!(told.len(), 2, "started, then one line: {second}");
+    assert!(
+        second.contains("nothing new (2 rows, none to send); 1 rows with the same problems"),
+        "{second}"
+    );
+    std::fs::write(&csv, std::fs::read_to_string(&csv).unwrap() + "C,13,Spring Outreach\n")
+        .unwrap();
+    let (_, third) = sync().expect_code(3);
+    assert!(third.contains("rejected"), "a new problem is told in full: {third}");
+}

@@ -453,7 +453,7 @@ fn two_syncs_at_once_one_waits_out() {
         .args(["--rate", "0"])
         .expect_code(3);
     assert!(
-        err.starts_with("sync: ") && err.contains(" started\n"),
+        err.lines().next().is_some_and(|l| l.contains(" sync: ") && l.ends_with(" started")),
         "sync's plain log line: {err}"
     );
     assert_exactly_once(&sb, 70, false);

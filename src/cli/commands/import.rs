@@ -291,15 +291,27 @@ fn stop_on_signal(quiet: bool) -> Arc<AtomicBool> {
 
 pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Outcome> {
     if !config.quiet {
-        let summary = terminal_summary(&result.outcome, &result.run);
+        let text = result_text(result);
         match config.color {
-            true => eprint!("{}", crate::cli::color::paint_summary(&summary)),
-            false => eprint!("{summary}"),
-        }
-        if let Some(push) = &result.push {
-            eprint!("{}", push_lines(push, &result.outcome.summary));
+            true => eprint!("{}", crate::cli::color::paint_summary(&text)),
+            false => eprint!("{text}"),
         }
     }
+    print_machine(result, config)?;
+    Ok(outcome_of(result))
+}
+
+/// The summary for people: counts, reasons, reports, and how sending went.
+pub fn result_text(result: &ImportResult) -> String {
+    let mut text = terminal_summary(&result.outcome, &result.run);
+    if let Some(push) = &result.push {
+        text.push_str(&push_lines(push, &result.outcome.summary));
+    }
+    text
+}
+
+/// The summary as JSON on stdout, with `--output json`.
+pub fn print_machine(result: &ImportResult, config: &Config) -> anyhow::Result<()> {
     if config.output == OutputMode::Json {
         let push = result.push.as_ref().map(|p| {
             serde_json::json!({"journal": p.journal, "sent": p.sent, "from_journal": p.from_journal,
@@ -310,15 +322,23 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
             &serde_json::json!({ "summary": result.outcome.summary, "run": result.run, "push": push }),
         )?;
     }
+    Ok(())
+}
+
+/// How the run ended, for the exit code.
+pub fn outcome_of(result: &ImportResult) -> Outcome {
     // Ctrl-C wins over the counts in every mode: the counts cover part of the file only.
-    let interrupted = result.run.interrupted || result.push.as_ref().is_some_and(|p| p.interrupted);
-    Ok(if interrupted {
+    if was_interrupted(result) {
         Outcome::Interrupted
     } else if result.outcome.summary.has_problems() {
         Outcome::Problems
     } else {
         Outcome::Success
-    })
+    }
+}
+
+pub fn was_interrupted(result: &ImportResult) -> bool {
+    result.run.interrupted || result.push.as_ref().is_some_and(|p| p.interrupted)
 }
 
 fn push_lines(push: &crate::push::PushSummary, summary: &crate::report::Summary) -> String {

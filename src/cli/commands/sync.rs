@@ -3,10 +3,14 @@
 //! plain log lines instead of bars.
 
 use super::import::{
-    SendArgs, SourceArgs, display, execute, print_result, push_config, write_summary,
+    SendArgs, SourceArgs, display, execute, outcome_of, print_machine, push_config, result_text,
+    was_interrupted, write_summary,
 };
+use anyhow::Context;
+
 use crate::cli::{Config, Outcome};
 use crate::journal::{JournalError, OnChange};
+use crate::pipeline::ImportResult;
 use crate::pipeline::{PipelineError, PushOptions};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -33,13 +37,25 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         on_change: OnChange::StartOver,
     };
     if !config.quiet {
-        eprintln!("sync: {} started", args.source.source);
+        eprintln!("{} sync: {} started", crate::progress::stamp(), args.source.source);
     }
-    let display = display(config, true);
+    // Cron logs: every line with its time.
+    let display = match display(config, true) {
+        crate::progress::Display::Lines => crate::progress::Display::Log,
+        other => other,
+    };
     let started = std::time::Instant::now();
     match execute(&args.source, config, false, false, Some(push), display).await {
         Ok(result) => {
-            let outcome = print_result(&result, config)?;
+            let new_problems = new_problems(&result)?;
+            let outcome = match (outcome_of(&result), new_problems) {
+                (Outcome::Problems, Some(0)) => Outcome::KnownProblems,
+                (outcome, _) => outcome,
+            };
+            if !config.quiet {
+                eprint!("{}", log_lines(&result, &args.source.source, new_problems));
+            }
+            print_machine(&result, config)?;
             write_summary(&args.source, "sync", &result, outcome, started)?;
             Ok(outcome)
         }
@@ -52,6 +68,39 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         }
         Err(e) => Err(e),
     }
+}
+
+/// How many of this run's problem rows the last sync of the same run did not have; `None`
+/// for a run that was stopped (its rows are a part of the sheet) or sent nothing.
+fn new_problems(result: &ImportResult) -> anyhow::Result<Option<usize>> {
+    let Some(push) = result.push.as_ref().filter(|_| !was_interrupted(result)) else {
+        return Ok(None);
+    };
+    let path = push.journal.with_extension("problems");
+    let new = crate::report::problems::new_since_last_run(&path, &result.outcome.problems)
+        .with_context(|| format!("remembering this run's problem rows in `{}`", path.display()))?;
+    Ok(Some(new))
+}
+
+/// What a cron log gets: one timestamped line when nothing is new (nothing sent, no new
+/// problem), else the whole summary with each line timestamped.
+fn log_lines(result: &ImportResult, source: &str, new_problems: Option<usize>) -> String {
+    let summary = &result.outcome.summary;
+    let sent = result.push.as_ref().map_or(0, |p| p.sent);
+    if sent == 0 && new_problems == Some(0) {
+        let problems = summary.rejected + summary.duplicates + summary.failed;
+        let same = match problems {
+            0 => String::new(),
+            n => format!("; {n} rows with the same problems as the last sync (exit 5)"),
+        };
+        return format!(
+            "{} sync: {source}: nothing new ({} rows, none to send){same}\n",
+            crate::progress::stamp(),
+            summary.rows
+        );
+    }
+    let stamp = crate::progress::stamp();
+    result_text(result).lines().map(|line| format!("{stamp} {line}\n")).collect()
 }
 
 /// The mapping file's absolute path, as part of the run's key.

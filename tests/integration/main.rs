@@ -15,3 +15,4 @@ mod progress;
 mod push;
 mod simulation;
 mod support;
+mod ui;

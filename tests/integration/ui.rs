@@ -1,0 +1,655 @@
+//! `leadsync ui` over real HTTP: the server the command starts (`leadsync::ui::Ui`, on a free
+//! loopback port), driven as a browser would drive it, and the door checks a browser cannot
+//! be trusted to make (a wrong Host, another site's Origin, no key).
+
+use std::cell::RefCell;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use leadsync::ui::{CONTENT_SECURITY_POLICY_VALUE, Ui, UiConfig};
+use reqwest::header::{self, HeaderMap};
+
+use crate::support::{ALICE, TestSandbox, serve};
+
+/// A UI server on a free port with its own state folder, and every answer it gave.
+struct TestUi {
+    runtime: tokio::runtime::Runtime,
+    ui: Option<Ui>,
+    dir: tempfile::TempDir,
+    http: reqwest::Client,
+    /// Every answer's headers and body, for the test that looks for the token in them.
+    seen: RefCell<Vec<String>>,
+}
+
+/// One answer.
+struct Reply {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).map_or("", |v| v.to_str().unwrap())
+    }
+}
+
+impl TestUi {
+    fn start() -> TestUi {
+        TestUi::with(|_| {})
+    }
+
+    fn with(adjust: impl FnOnce(&mut UiConfig)) -> TestUi {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = UiConfig::new(dir.path().join("state"));
+        adjust(&mut config);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let ui = runtime.block_on(Ui::start(config)).unwrap();
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        TestUi { runtime, ui: Some(ui), dir, http, seen: RefCell::new(Vec::new()) }
+    }
+
+    fn ui(&self) -> &Ui {
+        self.ui.as_ref().unwrap()
+    }
+
+    /// `http://127.0.0.1:PORT`, what the browser's `Origin` says on this server's pages.
+    fn origin(&self) -> String {
+        format!("http://{}", self.ui().addr)
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.origin())
+    }
+
+    fn send(&self, request: reqwest::RequestBuilder) -> Reply {
+        let reply = self.runtime.block_on(async {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let body = response.text().await.unwrap();
+            Reply { status, headers, body }
+        });
+        self.seen.borrow_mut().push(format!("{:?}\n{}", reply.headers, reply.body));
+        reply
+    }
+
+    /// Opens the printed URL and returns the cookie it sets, as `name=value`.
+    fn login(&self) -> String {
+        let reply = self.send(self.http.get(self.ui().url()));
+        assert_eq!(reply.status, 303, "{}", reply.body);
+        let cookie = reply.header("set-cookie");
+        cookie.split(';').next().unwrap().trim().to_string()
+    }
+
+    fn get(&self, path: &str, cookie: &str) -> Reply {
+        self.send(self.http.get(self.url(path)).header(header::COOKIE, cookie))
+    }
+
+    /// A POST as this server's own page sends it: the cookie and the same Origin.
+    fn post(&self, path: &str, cookie: &str) -> reqwest::RequestBuilder {
+        self.http
+            .post(self.url(path))
+            .header(header::COOKIE, cookie)
+            .header(header::ORIGIN, self.origin())
+    }
+
+    /// Uploads `bytes` as `name` through the Source page's form; returns the answer.
+    fn upload(&self, cookie: &str, name: &str, bytes: &[u8]) -> Reply {
+        let (content_type, body) = multipart("file", name, bytes);
+        self.send(
+            self.post("/source/upload", cookie)
+                .header(header::CONTENT_TYPE, content_type)
+                .body(body),
+        )
+    }
+
+    /// Uploads and follows the redirect: the Reading page's path.
+    fn upload_ok(&self, cookie: &str, name: &str, bytes: &[u8]) -> String {
+        let reply = self.upload(cookie, name, bytes);
+        assert_eq!(reply.status, 303, "{}", reply.body);
+        let location = reply.header("location").to_string();
+        assert!(location.starts_with("/reading/"), "{location}");
+        location
+    }
+
+    fn uploads(&self) -> PathBuf {
+        self.dir.path().join("state/ui/uploads")
+    }
+}
+
+impl Drop for TestUi {
+    fn drop(&mut self) {
+        if let Some(ui) = self.ui.take() {
+            self.runtime.block_on(ui.shutdown());
+        }
+    }
+}
+
+/// A multipart/form-data body with one file field, as a browser builds it.
+fn multipart(field: &str, name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "----leadsyncTestBoundary7MA4YWxkTrZu0gW";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n\
+         Content-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name)
+}
+
+fn leads_csv() -> Vec<u8> {
+    std::fs::read(sample("leads.csv")).unwrap()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return files };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn the_printed_url_trades_its_secret_for_a_cookie() {
+    let ui = TestUi::start();
+    let url = ui.ui().url().to_string();
+    let secret = url.split("/?s=").nth(1).unwrap();
+    assert_eq!(secret.len(), 64, "{url}");
+    assert!(secret.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
+
+    let reply = ui.send(ui.http.get(&url));
+    assert_eq!(reply.status, 303);
+    assert_eq!(reply.header("location"), "/", "the secret leaves the address bar");
+    let cookie = reply.header("set-cookie");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.split("; ").any(|a| a == attribute), "{attribute} missing: {cookie}");
+    }
+    let pair = cookie.split(';').next().unwrap();
+    assert_eq!(pair.split_once('=').unwrap().1, secret);
+
+    let page = ui.get("/", pair);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<form method=\"post\" action=\"/source/upload\""), "{}", page.body);
+    // Other query parameters survive the trade.
+    let reply = ui.send(ui.http.get(format!("{}/?lang=de&s={secret}", ui.origin())));
+    assert_eq!(reply.header("location"), "/?lang=de");
+}
+
+#[test]
+fn no_secret_no_page() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = cookie.split('=').next().unwrap();
+    let refused = |reply: Reply| {
+        assert_eq!(reply.status, 403, "{}", reply.body);
+        assert!(reply.header("set-cookie").is_empty());
+        assert!(reply.body.contains("leadsync ui"), "says what to open: {}", reply.body);
+    };
+    refused(ui.send(ui.http.get(ui.url("/"))));
+    refused(ui.send(ui.http.get(ui.url("/assets/ui.css"))));
+    refused(ui.send(ui.http.get(ui.url("/?s=0123"))));
+    let wrong = "0".repeat(64);
+    refused(ui.send(ui.http.get(ui.url(&format!("/?s={wrong}")))));
+    refused(ui.get("/", &format!("{name}={wrong}")));
+    refused(ui.get("/", &format!("{name}=")));
+    refused(ui.get("/", &format!("leadsync_ui_1={}", cookie.split('=').nth(1).unwrap())));
+    // The secret is for opening the page, not for sending forms.
+    let secret = ui.ui().url().split("/?s=").nth(1).unwrap().to_string();
+    let form = ui
+        .http
+        .post(ui.url(&format!("/source/location?s={secret}")))
+        .header(header::ORIGIN, ui.origin())
+        .form(&[("location", sample("leads.csv"))]);
+    refused(ui.send(form));
+}
+
+#[test]
+fn a_wrong_host_is_refused() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let port = ui.ui().addr.port();
+    for host in [
+        format!("evil.example:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        "127.0.0.1".to_string(),
+        format!("localhost.evil.example:{port}"),
+    ] {
+        let reply = ui.send(
+            ui.http.get(ui.url("/")).header(header::COOKIE, &cookie).header(header::HOST, &host),
+        );
+        assert_eq!(reply.status, 403, "Host {host}: {}", reply.body);
+    }
+    // Not even the secret gets a cookie under another name (DNS rebinding).
+    let reply =
+        ui.send(ui.http.get(ui.ui().url()).header(header::HOST, format!("evil.example:{port}")));
+    assert_eq!(reply.status, 403);
+    assert!(reply.header("set-cookie").is_empty());
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        let reply = ui.send(
+            ui.http.get(ui.url("/")).header(header::COOKIE, &cookie).header(header::HOST, &host),
+        );
+        assert_eq!(reply.status, 200, "Host {host}: {}", reply.body);
+    }
+}
+
+#[test]
+fn a_post_from_another_origin_or_none_is_refused() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let form = [("location", sample("leads.csv"))];
+    let post = || ui.http.post(ui.url("/source/location")).header(header::COOKIE, &cookie);
+    for origin in ["http://evil.example", "null", "http://localhost:1", "https://127.0.0.1"] {
+        let reply = ui.send(post().header(header::ORIGIN, origin).form(&form));
+        assert_eq!(reply.status, 403, "Origin {origin}: {}", reply.body);
+    }
+    let reply = ui.send(post().form(&form));
+    assert_eq!(reply.status, 403, "a POST without Origin: {}", reply.body);
+    let (content_type, body) = multipart("file", "leads.csv", &leads_csv());
+    let reply = ui.send(
+        ui.http
+            .post(ui.url("/source/upload"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, "http://evil.example")
+            .header(header::CONTENT_TYPE, content_type)
+            .body(body),
+    );
+    assert_eq!(reply.status, 403);
+    assert!(files_under(&ui.uploads()).is_empty(), "a refused upload leaves nothing");
+    // A GET that names another origin is refused too.
+    let reply = ui.send(
+        ui.http
+            .get(ui.url("/"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, "http://evil.example"),
+    );
+    assert_eq!(reply.status, 403);
+    // The same form from the page itself goes through.
+    let reply = ui.send(ui.post("/source/location", &cookie).form(&form));
+    assert_eq!(reply.status, 303, "{}", reply.body);
+}
+
+#[test]
+fn every_answer_carries_the_security_headers_and_pages_load_nothing_from_outside() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let pages = [
+        ui.get("/", &cookie),
+        ui.get(&reading, &cookie),
+        ui.get(&format!("{reading}?header_row=2&delimiter=%3B"), &cookie),
+        ui.get(&mapping, &cookie),
+        ui.get("/nowhere", &cookie),
+        ui.get("/reading/0000000000000000", &cookie),
+        ui.send(ui.http.get(ui.url("/"))),
+    ];
+    assert_eq!(
+        pages.iter().map(|p| p.status).collect::<Vec<_>>(),
+        [200, 200, 200, 200, 404, 404, 403]
+    );
+    for page in &pages {
+        assert_eq!(page.header("content-security-policy"), CONTENT_SECURITY_POLICY_VALUE);
+        assert_eq!(page.header("x-content-type-options"), "nosniff");
+        assert_eq!(page.header("referrer-policy"), "same-origin");
+        assert!(
+            page.header("content-type").starts_with("text/html"),
+            "{}",
+            page.header("content-type")
+        );
+        outside_nothing(&page.body);
+    }
+    assert!(CONTENT_SECURITY_POLICY_VALUE.contains("default-src 'self'"));
+    assert!(CONTENT_SECURITY_POLICY_VALUE.contains("script-src 'self';"));
+    assert!(!CONTENT_SECURITY_POLICY_VALUE.contains("unsafe-inline"));
+    let css = ui.get("/assets/ui.css", &cookie);
+    assert_eq!((css.status, css.header("content-type")), (200, "text/css; charset=utf-8"));
+    assert_eq!(css.header("x-content-type-options"), "nosniff");
+    let js = ui.get("/assets/ui.js", &cookie);
+    assert_eq!(js.status, 200);
+    assert!(!js.body.contains("http"), "the script loads nothing");
+}
+
+/// Every `src` and `href` stays on this server, and there is no inline script or style that the
+/// CSP would block (so a page that works in the test works under its policy).
+fn outside_nothing(html: &str) {
+    for attribute in ["src=\"", "href=\"", "action=\""] {
+        for (at, _) in html.match_indices(attribute) {
+            let value = &html[at + attribute.len()..];
+            assert!(
+                value.starts_with('/') || value.starts_with('?'),
+                "{attribute} leaves the server: {}",
+                &value[..value.len().min(60)]
+            );
+        }
+    }
+    assert!(!html.contains(" style="), "an inline style attribute");
+    assert!(!html.contains("<style"), "an inline style element");
+    assert_eq!(html.matches("<script").count(), html.matches("<script src=\"/assets/").count());
+    assert!(
+        !html.contains(" onclick=") && !html.contains(" onload=") && !html.contains(" onsubmit=")
+    );
+}
+
+#[test]
+fn an_uploaded_csv_is_read_and_its_first_rows_shown() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let csv = leads_csv();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &csv);
+
+    let stored = files_under(&ui.uploads());
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].file_name().unwrap(), "leads.csv");
+    assert_eq!(std::fs::read(&stored[0]).unwrap(), csv, "the upload is stored byte for byte");
+
+    let page = ui.get(&reading, &cookie);
+    assert_eq!(page.status, 200, "{}", page.body);
+    for shown in [
+        "<dt>Format</dt><dd>CSV</dd>",
+        "<dt>Text encoding</dt><dd>UTF-8</dd>",
+        "<dt>Delimiter</dt><dd>comma (,)</dd>",
+        "<dt>Header row</dt><dd>1</dd>",
+        "<dt>Columns</dt><dd>8</dd>",
+        "<th scope=\"col\">Telefon</th>",
+        "<td>Anna Schmidt</td>",
+        "<td>0151 23456789</td>",
+        // Cells are escaped, and a quoted line break stays in its cell.
+        "<td>Müller &amp; Söhne</td>",
+        "<td>Call after 2pm, &quot;urgent&quot;</td>",
+        "<td>Prefers English\nmornings only</td>",
+    ] {
+        assert!(page.body.contains(shown), "missing {shown:?} in:\n{}", page.body);
+    }
+    // Each row offers itself as the header row; choosing one reads the sheet again from there.
+    assert!(page.body.contains("aria-label=\"Use row 2 as the header row\""));
+    let again = ui.get(&format!("{reading}?header_row=2"), &cookie);
+    assert!(again.body.contains("<dt>Header row</dt><dd>2</dd>"), "{}", again.body);
+    assert!(again.body.contains("<th scope=\"col\">Anna Schmidt</th>"));
+    assert!(!again.body.contains("<td>Anna Schmidt</td>"));
+    // A delimiter chosen by hand is used: with `;` the whole line is one column.
+    let semicolon = ui.get(&format!("{reading}?delimiter=%3B"), &cookie);
+    assert!(
+        semicolon.body.contains("<dt>Delimiter</dt><dd>semicolon (;)</dd>"),
+        "{}",
+        semicolon.body
+    );
+    assert!(semicolon.body.contains("<dt>Columns</dt><dd>1</dd>"));
+    assert!(semicolon.body.contains("<option value=\";\" selected>"));
+    // A header row past the end is the library's error, on the page.
+    let past = ui.get(&format!("{reading}?header_row=500"), &cookie);
+    assert_eq!(past.status, 422);
+    assert!(past.body.contains("role=\"alert\""), "{}", past.body);
+    assert!(past.body.contains("value=\"500\""), "the choice stays in the form");
+    let zero = ui.get(&format!("{reading}?header_row=0"), &cookie);
+    assert!(zero.body.contains("The header row must be a row number, 1 or more."));
+}
+
+#[test]
+fn a_workbooks_sheets_can_be_picked() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let path = ui.dir.path().join("book.xlsx");
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let notes = book.add_worksheet().set_name("Notes").unwrap();
+    notes.write_string(0, 0, "Exported from the CRM").unwrap();
+    notes.write_string(1, 0, "Do not edit").unwrap();
+    let leads = book.add_worksheet().set_name("Kunden").unwrap();
+    for (row, cells) in
+        [["Vorname", "Telefon"], ["Anna", "0151 23456789"], ["Jürgen", "030 1234567"]]
+            .iter()
+            .enumerate()
+    {
+        for (col, cell) in cells.iter().enumerate() {
+            leads.write_string(row as u32, col as u16, *cell).unwrap();
+        }
+    }
+    book.save(&path).unwrap();
+    let reading = ui.upload_ok(&cookie, "book.xlsx", &std::fs::read(&path).unwrap());
+    let first = ui.get(&reading, &cookie);
+    assert!(first.body.contains("<dt>Format</dt><dd>XLSX</dd>"), "{}", first.body);
+    assert!(first.body.contains("<dt>Sheet</dt><dd>Notes</dd>"));
+    assert!(
+        first
+            .body
+            .contains("<label for=\"sheet\">Sheet</label><select id=\"sheet\" name=\"sheet\">")
+    );
+    assert!(first.body.contains("<option value=\"Kunden\">Kunden</option>"), "{}", first.body);
+    let picked = ui.get(&format!("{reading}?sheet=Kunden"), &cookie);
+    assert!(picked.body.contains("<dt>Sheet</dt><dd>Kunden</dd>"), "{}", picked.body);
+    assert!(picked.body.contains("<option value=\"Kunden\" selected>Kunden</option>"));
+    assert!(picked.body.contains("<td>Jürgen</td>"));
+    let mapping =
+        ui.get(&format!("{}?sheet=Kunden", reading.replace("/reading/", "/mapping/")), &cookie);
+    assert!(
+        mapping
+            .body
+            .contains("<th scope=\"row\">Telefon</th><td>Phone number</td><td>0151 23456789</td>"),
+        "{}",
+        mapping.body
+    );
+}
+
+#[test]
+fn an_upload_past_the_limit_is_refused_and_removed() {
+    let ui = TestUi::with(|config| config.max_upload_bytes = 1000);
+    let cookie = ui.login();
+    let big = "Name,Phone\n".to_string() + &"Anna,+49 151 23456789\n".repeat(200);
+    let reply = ui.upload(&cookie, "big.csv", big.as_bytes());
+    assert_eq!(reply.status, 413, "{}", reply.body);
+    assert!(reply.body.contains("role=\"alert\""));
+    assert!(files_under(&ui.uploads()).is_empty(), "{:?}", files_under(&ui.uploads()));
+    // Just under it is fine.
+    ui.upload_ok(&cookie, "small.csv", &big.as_bytes()[..1000]);
+    // A form without a file says so.
+    let reply = ui.upload(&cookie, "", b"");
+    assert_eq!(reply.status, 400);
+    assert!(reply.body.contains("Choose a file first."));
+}
+
+#[test]
+fn a_path_or_a_url_is_read_like_an_upload() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let path = sample("leads.csv");
+    let reply = ui.send(ui.post("/source/location", &cookie).form(&[("location", &path)]));
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = ui.get(reply.header("location"), &cookie);
+    assert!(page.body.contains("<td>Anna Schmidt</td>"), "{}", page.body);
+    assert!(files_under(&ui.uploads()).is_empty(), "a path is read where it is");
+
+    let url = serve("/export/leads.csv", leads_csv());
+    let reply = ui.send(ui.post("/source/location", &cookie).form(&[("location", &url)]));
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = ui.get(reply.header("location"), &cookie);
+    assert!(page.body.contains("<td>Anna Schmidt</td>"), "{}", page.body);
+    assert!(page.body.contains(&format!("<dt>File</dt><dd>{url}</dd>")));
+    assert_eq!(files_under(&ui.uploads()).len(), 1, "a URL is downloaded to the state folder");
+
+    let missing = ui.dir.path().join("nope.csv");
+    let reply = ui.send(ui.post("/source/location", &cookie).form(&[("location", &missing)]));
+    assert_eq!(reply.status, 422);
+    assert!(reply.body.contains("There is no file at"), "{}", reply.body);
+}
+
+#[test]
+fn the_mapping_step_shows_each_columns_inferred_role() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let reply = ui.get(&reading.replace("/reading/", "/mapping/"), &cookie);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    for row in [
+        "<th scope=\"row\">Telefon</th><td>Phone number</td><td>0151 23456789</td>",
+        "<th scope=\"row\">Mobile 2</th><td>Another number of the same contact</td>",
+        "<th scope=\"row\">Kampagne</th><td>Campaign</td>",
+        "<th scope=\"row\">Name</th><td>Variable `customer_name`</td>",
+    ] {
+        assert!(reply.body.contains(row), "missing {row:?} in:\n{}", reply.body);
+    }
+}
+
+#[test]
+fn pages_speak_german_or_english_as_asked() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let german = ui.send(
+        ui.http
+            .get(ui.url("/"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ACCEPT_LANGUAGE, "de-DE,de;q=0.9,en;q=0.5"),
+    );
+    assert!(german.body.contains("<html lang=\"de\">"), "{}", german.body);
+    assert!(german.body.contains("Tabelle für den Import wählen"));
+    assert!(german.body.contains("<label for=\"file\">Tabellendatei</label>"));
+    let switched = ui.send(
+        ui.http
+            .get(ui.url("/?lang=en"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ACCEPT_LANGUAGE, "de"),
+    );
+    assert!(switched.body.contains("<html lang=\"en\">"));
+    assert_eq!(switched.header("set-cookie"), "leadsync_lang=en; Path=/; SameSite=Strict");
+    let remembered = ui.send(
+        ui.http
+            .get(ui.url("/"))
+            .header(header::COOKIE, format!("{cookie}; leadsync_lang=en"))
+            .header(header::ACCEPT_LANGUAGE, "de"),
+    );
+    assert!(remembered.body.contains("Choose the sheet to import"));
+    // The switch link keeps the page and its choices.
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let page = ui.get(&format!("{reading}?header_row=2"), &cookie);
+    assert!(
+        page.body.contains(&format!("href=\"{reading}?header_row=2&amp;lang=de\"")),
+        "{}",
+        page.body
+    );
+}
+
+#[test]
+fn every_control_has_a_label() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    for path in ["/".to_string(), reading.clone(), format!("{reading}?sheet=x&header_row=99")] {
+        let page = ui.get(&path, &cookie);
+        for tag in ["<input ", "<select "] {
+            for (at, _) in page.body.match_indices(tag) {
+                let rest = &page.body[at..];
+                let id = rest.split("id=\"").nth(1).unwrap().split('"').next().unwrap();
+                assert!(
+                    page.body.contains(&format!("<label for=\"{id}\">")),
+                    "{path}: no label for #{id}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_service_token_is_in_no_answer() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let page = ui.get("/", &cookie);
+    let port = url::Url::parse(&sandbox.base_url).unwrap().port().unwrap();
+    assert!(page.body.contains(&format!("Service: 127.0.0.1:{port}</p>")), "{}", page.body);
+    ui.get(&reading, &cookie);
+    ui.get(&reading.replace("/reading/", "/mapping/"), &cookie);
+    ui.get("/?lang=de", &cookie);
+    ui.get("/assets/ui.js", &cookie);
+    ui.get("/assets/ui.css", &cookie);
+    ui.get("/nowhere", &cookie);
+    ui.send(ui.http.get(ui.url("/")));
+    ui.send(ui.post("/source/location", &cookie).form(&[("location", "/nowhere.csv")]));
+    let seen = ui.seen.borrow();
+    assert!(seen.len() >= 10);
+    for answer in seen.iter() {
+        assert!(!answer.contains(ALICE), "the token was sent to the browser:\n{answer}");
+    }
+}
+
+#[test]
+fn a_bind_address_for_every_interface_is_refused() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for ip in ["0.0.0.0", "::"] {
+        let config =
+            UiConfig { ip: ip.parse().unwrap(), ..UiConfig::new(dir.path().to_path_buf()) };
+        let error = runtime.block_on(Ui::start(config)).unwrap_err().to_string();
+        assert!(error.contains("every address"), "{error}");
+    }
+}
+
+/// The command: the URL is the first line on stdout, and it opens the page.
+#[test]
+fn leadsync_ui_prints_its_url_first() {
+    let state = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leadsync"))
+        .args(["--sandbox", "ui", "--no-open", "--port", "0"])
+        .env("LEADSYNC_STATE_DIR", state.path())
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let url = line.trim().to_string();
+    let opened = || {
+        assert!(url.starts_with("http://127.0.0.1:") && url.contains("/?s="), "{url:?}");
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let reply = http.get(&url).send().await.unwrap();
+            assert_eq!(reply.status(), 303);
+            let cookie = reply.headers()["set-cookie"]
+                .to_str()
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .to_string();
+            let base = url.split("/?s=").next().unwrap();
+            let page =
+                http.get(format!("{base}/")).header(header::COOKIE, cookie).send().await.unwrap();
+            assert_eq!(page.status(), 200);
+            let body = page.text().await.unwrap();
+            assert!(body.contains("the built-in sandbox"), "{body}");
+            assert!(!body.contains(leadsync::sandbox::DEMO_TOKEN));
+        });
+    };
+    let result = std::panic::catch_unwind(opened);
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use leadsync::ui::{CONTENT_SECURITY_POLICY_VALUE, Ui, UiConfig};
 use reqwest::header::{self, HeaderMap};
 
-use crate::support::{ALICE, TestSandbox, serve};
+use crate::support::{ALICE, Cli, TestSandbox, serve};
 
 /// A UI server on a free port with its own state folder, and every answer it gave.
 struct TestUi {
@@ -439,6 +439,7 @@ fn a_workbooks_sheets_can_be_picked() {
     assert!(picked.body.contains("<dt>Sheet</dt><dd>Kunden</dd>"), "{}", picked.body);
     assert!(picked.body.contains("<option value=\"Kunden\" selected>Kunden</option>"));
     assert!(picked.body.contains("<td>Jürgen</td>"));
+    assert!(!picked.body.contains("id=\"delimiter\""), "a workbook has no delimiter to choose");
     let mapping =
         ui.get(&format!("{}?sheet=Kunden", reading.replace("/reading/", "/mapping/")), &cookie);
     assert!(
@@ -601,6 +602,20 @@ fn a_bind_address_for_every_interface_is_refused() {
         let error = runtime.block_on(Ui::start(config)).unwrap_err().to_string();
         assert!(error.contains("every address"), "{error}");
     }
+}
+
+/// `--bind` says out loud that it opens the page to the network, and an address that means
+/// every interface is refused before anything listens.
+#[test]
+fn leadsync_ui_warns_about_bind_and_refuses_every_interface() {
+    let state = tempfile::tempdir().unwrap();
+    let (stdout, stderr) = Cli::new()
+        .args(["ui", "--no-open", "--bind", "0.0.0.0"])
+        .env("LEADSYNC_STATE_DIR", state.path())
+        .expect_code(1);
+    assert!(stdout.is_empty(), "no address printed: {stdout}");
+    assert!(stderr.contains("warning: listening on 0.0.0.0: other machines"), "{stderr}");
+    assert!(stderr.contains("`0.0.0.0` means every address of this machine"), "{stderr}");
 }
 
 /// The command: the URL is the first line on stdout, and it opens the page.

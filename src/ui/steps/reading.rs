@@ -49,7 +49,9 @@ pub(in super::super) async fn show(
 fn shown(id: &str, location: &str, choice: &ReadingChoice, preview: &Preview, t: &Text) -> String {
     let mut body = format!("<p>{}</p>", Esc(t.reading_intro));
     body.push_str(&detected(location, preview, t));
-    body.push_str(&form(id, choice, &preview.sheets, t));
+    // A workbook has no delimiter or encoding to choose.
+    let text_file = preview.delimiter.is_some();
+    body.push_str(&form(id, choice, &preview.sheets, text_file, t));
     body.push_str(&table(choice, preview, t));
     if let Some(stopped) = &preview.stopped {
         body.push_str(&page::error_box(t, stopped));
@@ -61,7 +63,7 @@ fn shown(id: &str, location: &str, choice: &ReadingChoice, preview: &Preview, t:
 fn failed(id: &str, choice: &ReadingChoice, message: &str, t: &Text) -> String {
     let mut body = format!("<h2>{}</h2>", Esc(t.cannot_read));
     body.push_str(&page::error_box(t, message));
-    body.push_str(&form(id, choice, &[], t));
+    body.push_str(&form(id, choice, &[], true, t));
     body.push_str(&links(id, choice, t, false));
     body
 }
@@ -100,7 +102,7 @@ fn delimiter_name(delimiter: u8, t: &Text) -> String {
 
 /// The choices as a GET form: the sheet (a picker when the workbook's sheets are known), the
 /// header row, and for text files the delimiter and encoding.
-fn form(id: &str, choice: &ReadingChoice, sheets: &[String], t: &Text) -> String {
+fn form(id: &str, choice: &ReadingChoice, sheets: &[String], text_file: bool, t: &Text) -> String {
     let mut out = format!(
         "<form method=\"get\" action=\"/reading/{}\"><fieldset><legend>{}</legend>\
          <div class=\"controls\">",
@@ -137,22 +139,24 @@ fn form(id: &str, choice: &ReadingChoice, sheets: &[String], t: &Text) -> String
         value = Esc(choice.header_row.trim()),
         hint = Esc(t.header_row_hint),
     );
-    let delimiters =
-        [("", t.automatic), (",", t.comma), (";", t.semicolon), ("tab", t.tab), ("|", t.pipe)];
-    let _ = write!(
-        out,
-        "<div><label for=\"delimiter\">{label}</label><select id=\"delimiter\" name=\"delimiter\">\
-         {options}</select></div>\
-         <div><label for=\"encoding\">{encoding}</label>\
-         <input type=\"text\" id=\"encoding\" name=\"encoding\" value=\"{value}\" \
-         aria-describedby=\"encoding_hint\" spellcheck=\"false\">\
-         <p id=\"encoding_hint\" class=\"hint\">{hint}</p></div>",
-        label = Esc(t.delimiter),
-        options = options(delimiters, &choice.delimiter),
-        encoding = Esc(t.encoding),
-        value = Esc(choice.encoding.trim()),
-        hint = Esc(t.encoding_hint),
-    );
+    if text_file {
+        let delimiters =
+            [("", t.automatic), (",", t.comma), (";", t.semicolon), ("tab", t.tab), ("|", t.pipe)];
+        let _ = write!(
+            out,
+            "<div><label for=\"delimiter\">{label}</label><select id=\"delimiter\" name=\"delimiter\">\
+             {options}</select></div>\
+             <div><label for=\"encoding\">{encoding}</label>\
+             <input type=\"text\" id=\"encoding\" name=\"encoding\" value=\"{value}\" \
+             aria-describedby=\"encoding_hint\" spellcheck=\"false\">\
+             <p id=\"encoding_hint\" class=\"hint\">{hint}</p></div>",
+            label = Esc(t.delimiter),
+            options = options(delimiters, &choice.delimiter),
+            encoding = Esc(t.encoding),
+            value = Esc(choice.encoding.trim()),
+            hint = Esc(t.encoding_hint),
+        );
+    }
     let _ = write!(
         out,
         "</div><button type=\"submit\">{}</button> <a href=\"/reading/{}\">{}</a></fieldset></form>",

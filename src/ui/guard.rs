@@ -145,7 +145,10 @@ fn trade(guard: &Guard, request: &Request) -> Response {
             .filter(|(name, _)| name != SECRET_PARAM)
             .map(|(name, value)| (name.into_owned(), value.into_owned()))
             .collect();
-    let mut target = request.uri().path().to_string();
+    // `//host` (or `/\\host`, which browsers read alike) would send the browser elsewhere.
+    let path = request.uri().path();
+    let same_site = !(path.starts_with("//") || path.starts_with("/\\"));
+    let mut target = if same_site { path.to_string() } else { "/".to_string() };
     if !rest.is_empty() {
         target.push('?');
         target.push_str(
@@ -194,7 +197,7 @@ pub(super) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
 mod tests {
     use axum::http::{HeaderMap, HeaderValue, header::COOKIE};
 
-    use super::{Guard, Secret, constant_time_eq, cookie, query_param};
+    use super::{Guard, Secret, constant_time_eq, cookie, query_param, trade};
 
     #[test]
     fn secrets_are_random_hex_and_hidden() {
@@ -223,6 +226,23 @@ mod tests {
         assert_eq!(cookie(&headers, "c"), None);
         assert_eq!(query_param(Some("x=1&s=a%20b"), "s").as_deref(), Some("a b"));
         assert_eq!(query_param(None, "s"), None);
+    }
+
+    #[test]
+    fn the_trade_never_redirects_to_another_host() {
+        let guard = Guard::new(Secret::random(), "127.0.0.1:4000".parse().unwrap());
+        let secret = guard.secret.as_str().to_string();
+        for (path, expected) in [
+            ("/reading/ab", "/reading/ab"),
+            ("//evil.example/x", "/"),
+            ("/%5Cevil.example", "/%5Cevil.example"),
+        ] {
+            let uri = format!("{path}?s={secret}&lang=de");
+            let request = axum::http::Request::get(uri).body(axum::body::Body::empty()).unwrap();
+            let response = trade(&guard, &request);
+            let location = response.headers()["location"].to_str().unwrap();
+            assert_eq!(location, format!("{expected}?lang=de"));
+        }
     }
 
     #[test]

@@ -406,6 +406,28 @@ fn an_uploaded_csv_is_read_and_its_first_rows_shown() {
 }
 
 #[test]
+fn rows_above_a_found_header_are_shown_to_choose_instead() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let csv = "Leads export, May\n\nName,Phone,City\nAnna,+49 151 23456789,Berlin\nBob,+49 30 1234567,Köln\n";
+    let reading = ui.upload_ok(&cookie, "export.csv", csv.as_bytes());
+    let page = ui.get(&reading, &cookie);
+    assert!(page.body.contains("<dt>Header row</dt><dd>3</dd>"), "{}", page.body);
+    assert!(page.body.contains("<caption id=\"above-caption\">Rows above the header</caption>"));
+    assert!(page.body.contains("<td>Leads export</td><td>May</td>"), "{}", page.body);
+    assert!(page.body.contains("aria-label=\"Use row 1 as the header row\""));
+    let chosen = ui.get(&format!("{reading}?header_row=1"), &cookie);
+    assert!(chosen.body.contains("<th scope=\"col\">Leads export</th>"), "{}", chosen.body);
+    assert!(!chosen.body.contains("above-caption"), "nothing is above row 1");
+    // Blank rows at the top are skipped on the way to the first row.
+    let padded = format!("\n\n{csv}");
+    let reading = ui.upload_ok(&cookie, "padded.csv", padded.as_bytes());
+    let page = ui.get(&reading, &cookie);
+    assert!(page.body.contains("<dt>Header row</dt><dd>5</dd>"), "{}", page.body);
+    assert!(page.body.contains("aria-label=\"Use row 3 as the header row\""), "{}", page.body);
+}
+
+#[test]
 fn a_workbooks_sheets_can_be_picked() {
     let ui = TestUi::start();
     let cookie = ui.login();

@@ -13,11 +13,16 @@ use super::page;
 use super::sources::Chosen;
 use super::text::Text;
 use crate::pipeline::{self, ImportOptions};
-use crate::source::{Format, Record, Source};
+use crate::source::{Format, Record, Source, SourceError, SourceOptions};
 
 /// Rows read at most while looking for the preview's rows, blank ones included: a sheet of a
 /// million blank rows must not hold a page up.
 const MAX_RECORDS_READ: usize = 10_000;
+/// Rows above the header are shown when the header is this near the top (a sniffed header
+/// always is: the library looks no further than a dozen rows).
+const MAX_ROWS_ABOVE: u64 = 30;
+/// Blank rows at the top skipped while looking for the first row to read from.
+const MAX_BLANK_TOP: u64 = 5;
 
 /// How the user asked for the sheet to be read; empty means "detect it".
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -86,6 +91,8 @@ pub(super) struct Preview {
     pub headers: Vec<String>,
     /// Non-blank rows, in file order.
     pub rows: Vec<Record>,
+    /// The non-blank rows above the header (row number and cells), to choose another header.
+    pub above: Vec<(u64, Vec<String>)>,
     /// The error that stopped reading before `rows` was full, if any.
     pub stopped: Option<String>,
 }
@@ -112,6 +119,7 @@ pub(super) async fn preview(
             header_row: source.header_row,
             headers: source.headers.clone(),
             rows: Vec::new(),
+            above: rows_above(&opts, &options, source.header_row),
             stopped: None,
         };
         for record in source.records().take(MAX_RECORDS_READ) {
@@ -130,4 +138,37 @@ pub(super) async fn preview(
         Ok(preview)
     };
     tokio::task::spawn_blocking(read).await.map_err(|e| e.to_string())?
+}
+
+/// The non-blank rows above the header, read by the library itself: the sheet opened again
+/// with its first non-blank row taken as the header row, with the same options.
+fn rows_above(
+    opts: &ImportOptions,
+    options: &SourceOptions,
+    header_row: u64,
+) -> Vec<(u64, Vec<String>)> {
+    if header_row <= 1 || header_row > MAX_ROWS_ABOVE {
+        return Vec::new();
+    }
+    for first in (1..header_row).take(MAX_BLANK_TOP as usize) {
+        let from_top = SourceOptions { header_row: Some(first), ..options.clone() };
+        let source = match Source::open_named(&opts.path, &opts.location, &from_top) {
+            Ok(source) => source,
+            // A blank row cannot be a header: try the next one down.
+            Err(SourceError::HeaderRowBlank { .. }) => continue,
+            Err(_) => return Vec::new(),
+        };
+        let mut rows = vec![(source.header_row, source.headers.clone())];
+        for record in source.records() {
+            let Ok(record) = record else { break };
+            if record.row >= header_row {
+                break;
+            }
+            if !record.is_blank() {
+                rows.push((record.row, record.cells.iter().map(str::to_string).collect()));
+            }
+        }
+        return rows;
+    }
+    Vec::new()
 }

@@ -52,6 +52,7 @@ fn shown(id: &str, location: &str, choice: &ReadingChoice, preview: &Preview, t:
     // A workbook has no delimiter or encoding to choose.
     let text_file = preview.delimiter.is_some();
     body.push_str(&form(id, choice, &preview.sheets, text_file, t));
+    body.push_str(&above(choice, &preview.above, t));
     body.push_str(&table(choice, preview, t));
     if let Some(stopped) = &preview.stopped {
         body.push_str(&page::error_box(t, stopped));
@@ -176,6 +177,43 @@ fn options<'a>(items: impl IntoIterator<Item = (&'a str, &'a str)>, selected: &s
     out
 }
 
+/// The rows above the header, each offering itself as the header row instead.
+fn above(choice: &ReadingChoice, rows: &[(u64, Vec<String>)], t: &Text) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let width = rows.iter().map(|(_, cells)| cells.len()).max().unwrap_or(1).max(1);
+    let mut out = format!(
+        "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"above-caption\" tabindex=\"0\">\
+         <table><caption id=\"above-caption\">{}</caption><thead><tr><th scope=\"col\">{}</th>\
+         <th scope=\"col\">{}</th><th scope=\"col\" colspan=\"{width}\">{}</th></tr></thead><tbody>",
+        Esc(t.rows_above),
+        Esc(t.row),
+        Esc(t.use_as_header),
+        Esc(t.cells)
+    );
+    for (row, cells) in rows {
+        out.push_str(&row_start(choice, *row, t));
+        for cell in cells {
+            let _ = write!(out, "<td>{}</td>", Esc(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+/// A row's number and its link to become the header row.
+fn row_start(choice: &ReadingChoice, row: u64, t: &Text) -> String {
+    let query = choice.with_header_row(row).query();
+    format!(
+        "<tr><td class=\"row-number\">{row}</td><td><a href=\"?{query}\" aria-label=\"{label}\">{short}</a></td>",
+        query = Esc(&query),
+        label = Esc(&(t.use_row_as_header)(row)),
+        short = Esc(t.use_as_header),
+    )
+}
+
 /// The header and the first rows; each row offers itself as the header row.
 fn table(choice: &ReadingChoice, preview: &Preview, t: &Text) -> String {
     if preview.rows.is_empty() && preview.stopped.is_none() {
@@ -194,15 +232,7 @@ fn table(choice: &ReadingChoice, preview: &Preview, t: &Text) -> String {
     }
     out.push_str("</tr></thead><tbody>");
     for record in &preview.rows {
-        let query = choice.with_header_row(record.row).query();
-        let _ = write!(
-            out,
-            "<tr><td class=\"row-number\">{row}</td><td><a href=\"?{query}\" aria-label=\"{label}\">{short}</a></td>",
-            row = record.row,
-            query = Esc(&query),
-            label = Esc(&(t.use_row_as_header)(record.row)),
-            short = Esc(t.use_as_header),
-        );
+        out.push_str(&row_start(choice, record.row, t));
         for cell in record.cells.iter().take(preview.headers.len().max(1)) {
             let _ = write!(out, "<td>{}</td>", Esc(cell));
         }

@@ -245,3 +245,51 @@ fn every_control_has_a_label() {
         }
     }
 }
+
+/// The German CRM export of `samples/kunden.xlsx`, in German: a title above the header, a second
+/// sheet, a phone number stored as a number, and every kind of column the mapping infers.
+#[test]
+fn a_german_crm_export_is_read_and_mapped() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let bytes = std::fs::read(sample("kunden.xlsx")).unwrap();
+    let reading = ui.upload_ok(&cookie, "kunden.xlsx", &bytes);
+    let german = |path: &str| {
+        ui.send(
+            ui.http
+                .get(ui.url(path))
+                .header(header::COOKIE, &cookie)
+                .header(header::ACCEPT_LANGUAGE, "de-DE,de;q=0.9"),
+        )
+    };
+    let page = german(&reading);
+    assert_eq!(page.status, 200, "{}", page.body);
+    for shown in [
+        "<dt>Format</dt><dd>XLSX</dd>",
+        "<dt>Tabellenblatt</dt><dd>Kunden</dd>",
+        "<dt>Kopfzeile</dt><dd>3</dd>",
+        "<option value=\"Hinweise\">Hinweise</option>",
+        "<td>Kundenliste CRM-Export Mai 2026</td>",
+        "<th scope=\"col\">Vorname</th>",
+        "<td>Müller &amp; Söhne</td>",
+        // A number typed without a leading zero stays a phone number, not 4.9E+12.
+        "<td>4915798765432</td>",
+    ] {
+        assert!(page.body.contains(shown), "missing {shown:?} in:\n{}", page.body);
+    }
+    assert!(!page.body.contains("id=\"delimiter\""));
+    let mapping = german(&reading.replace("/reading/", "/mapping/"));
+    for row in [
+        "<th scope=\"row\">Vorname</th><td>Variable `customer_name`</td><td>Anna</td>",
+        "<th scope=\"row\">Nachname</th><td>Variable `customer_name`</td>",
+        "<th scope=\"row\">Telefon</th><td>Telefonnummer</td><td>0151 23456789</td>",
+        "<th scope=\"row\">Mobil</th><td>Weitere Nummer desselben Kontakts</td>",
+        // What `resolve` sends: the country column is carried as a variable too (infer's note
+        // names only `Firma`), and the page shows what would be sent.
+        "<th scope=\"row\">Land</th><td>Variable `land`; Land der Nummer</td><td>DE</td>",
+        "<th scope=\"row\">Kampagne</th><td>Kampagne</td>",
+        "<th scope=\"row\">Firma</th><td>Variable `firma`</td>",
+    ] {
+        assert!(mapping.body.contains(row), "missing {row:?} in:\n{}", mapping.body);
+    }
+}

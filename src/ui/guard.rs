@@ -251,6 +251,9 @@ mod tests {
         assert!(guard.host_ok("127.0.0.1:4000") && guard.host_ok("LOCALHOST:4000"));
         assert!(!guard.host_ok("127.0.0.1:4001") && !guard.host_ok("evil.example:4000"));
         assert!(!guard.host_ok("127.0.0.1") && !guard.host_ok("localhost"));
+        let v6 = Guard::new(Secret::random(), "[::1]:4000".parse().unwrap());
+        assert!(v6.host_ok("[::1]:4000") && v6.host_ok("localhost:4000"));
+        assert!(!v6.host_ok("::1:4000") && !v6.host_ok("127.0.0.1:4000"));
         let lan = Guard::new(Secret::random(), "192.168.1.5:4000".parse().unwrap());
         assert!(lan.host_ok("192.168.1.5:4000") && !lan.host_ok("localhost:4000"));
     }

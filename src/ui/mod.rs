@@ -49,6 +49,9 @@ pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 use guard::{Guard, SECRET_PARAM, Secret};
 use sources::Sources;
 
+/// How long a stop waits for requests in flight.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How to start the UI.
 #[derive(Debug, Clone)]
 pub struct UiConfig {
@@ -141,10 +144,15 @@ impl Ui {
         &self.url
     }
 
-    /// Stops accepting and lets requests in flight finish.
+    /// Stops accepting and lets requests in flight finish, for a few seconds at most: an upload
+    /// still coming in must not keep Ctrl-C from stopping the server.
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
-        let _ = self.server.await;
+        let mut server = self.server;
+        if tokio::time::timeout(DRAIN_LIMIT, &mut server).await.is_err() {
+            tracing::warn!("the ui stopped with requests still in flight");
+            server.abort();
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use axum::response::Response;
 use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
-use super::{ReadingChoice, preview};
+use super::{ReadingChoice, Wanted, preview};
 use crate::mapping::{CampaignRef, CampaignSource, MappingFile, header_key, infer};
 
 pub(in super::super) async fn show(
@@ -38,7 +38,7 @@ pub(in super::super) async fn show(
             StatusCode::NOT_FOUND,
         );
     };
-    let preview = match preview(&chosen, &choice, 1, t).await {
+    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
         Ok(preview) => preview,
         Err(message) => {
             let body = format!("{}{back}", page::error_box(t, &message));

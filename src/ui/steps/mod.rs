@@ -97,12 +97,21 @@ pub(super) struct Preview {
     pub stopped: Option<String>,
 }
 
+/// What a page needs of the sheet.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Wanted {
+    /// Non-blank rows under the header.
+    pub rows: usize,
+    /// The rows above the header too (it costs a second opening of the file).
+    pub above: bool,
+}
+
 /// Opens the sheet as the pipeline does (`pipeline::source_options`, then
-/// `Source::open_named`) on a blocking thread, and reads up to `wanted` non-blank rows.
+/// `Source::open_named`) on a blocking thread, and reads the rows `wanted`.
 pub(super) async fn preview(
     chosen: &Chosen,
     choice: &ReadingChoice,
-    wanted: usize,
+    wanted: Wanted,
     t: &Text,
 ) -> Result<Preview, String> {
     let opts = choice.import_options(chosen, t)?;
@@ -119,7 +128,10 @@ pub(super) async fn preview(
             header_row: source.header_row,
             headers: source.headers.clone(),
             rows: Vec::new(),
-            above: rows_above(&opts, &options, source.header_row),
+            above: match wanted.above {
+                true => rows_above(&opts, &options, source.header_row),
+                false => Vec::new(),
+            },
             stopped: None,
         };
         for record in source.records().take(MAX_RECORDS_READ) {
@@ -131,7 +143,7 @@ pub(super) async fn preview(
                     break;
                 }
             }
-            if preview.rows.len() == wanted {
+            if preview.rows.len() == wanted.rows {
                 break;
             }
         }

@@ -11,7 +11,7 @@ use axum::response::Response;
 use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
-use super::{Preview, ReadingChoice, preview};
+use super::{Preview, ReadingChoice, Wanted, preview};
 
 /// Rows shown under the header.
 const PREVIEW_ROWS: usize = 20;
@@ -39,7 +39,8 @@ pub(in super::super) async fn show(
             StatusCode::NOT_FOUND,
         );
     };
-    let (body, status) = match preview(&chosen, &choice, PREVIEW_ROWS, t).await {
+    let wanted = Wanted { rows: PREVIEW_ROWS, above: true };
+    let (body, status) = match preview(&chosen, &choice, wanted, t).await {
         Ok(preview) => (shown(&id, &chosen.location, &choice, &preview, t), StatusCode::OK),
         Err(message) => (failed(&id, &choice, &message, t), StatusCode::UNPROCESSABLE_ENTITY),
     };

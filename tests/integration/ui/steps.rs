@@ -293,3 +293,24 @@ fn a_german_crm_export_is_read_and_mapped() {
         assert!(mapping.body.contains(row), "missing {row:?} in:\n{}", mapping.body);
     }
 }
+
+/// The CLI's limits hold for an upload as for a file on disk: a workbook crafted to exhaust
+/// memory is refused by the library when Reading opens it, with its own message, and the
+/// server goes on serving.
+#[test]
+fn a_crafted_workbook_is_refused_by_the_librarys_limits() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let strings = br#"<sst uniqueCount="10000000000"><si><t>Name</t></si></sst>"#.to_vec();
+    let bomb = crate::limits::xlsx(ui.dir.path(), "bomb.xlsx", strings);
+    let reading = ui.upload_ok(&cookie, "bomb.xlsx", &std::fs::read(bomb).unwrap());
+    let page = ui.get(&reading, &cookie);
+    assert_eq!(page.status, 422, "{}", page.body);
+    assert!(page.body.contains("role=\"alert\""), "{}", page.body);
+    assert!(
+        page.body.contains("shared-strings table") && page.body.contains("200 MiB"),
+        "{}",
+        page.body
+    );
+    assert_eq!(ui.get("/", &cookie).status, 200);
+}

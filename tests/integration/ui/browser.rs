@@ -141,7 +141,7 @@ impl WebDriver {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let http = reqwest::Client::builder().no_proxy().build().unwrap();
         let driver = WebDriver { child, base: format!("http://127.0.0.1:{port}"), runtime, http };
-        for _ in 0..100 {
+        for _ in 0..300 {
             let ready =
                 driver.runtime.block_on(driver.http.get(format!("{}/status", driver.base)).send());
             if ready.is_ok_and(|r| r.status().is_success()) {

@@ -16,7 +16,8 @@
 //! before `push`, which writes both; `client` (the only module that speaks HTTP to the service)
 //! and `pace` (where the rate limiter and the progress display meet) come before `progress` and
 //! `push`. `pipeline` is the one place that knows the order of the stages; `progress` shows it
-//! to whoever watches. The way back: `events` receives the service's notifications and
+//! to whoever watches; `ui` is a second front beside `cli`, in the browser, over the same
+//! stages. The way back: `events` receives the service's notifications and
 //! `export` writes leads and notifications out to CSV and XLSX. `sandbox` is an independent
 //! implementation of the service for tests, demos and `--sandbox`; `cli` parses arguments and
 //! prints, and nothing else depends on it.
@@ -79,6 +80,7 @@ pub mod pace;
 pub mod progress;
 pub mod push;
 pub mod pipeline;
+pub mod ui;
 pub mod events;
 pub mod export;
 pub mod sandbox;

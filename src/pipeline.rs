@@ -514,7 +514,8 @@ fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFil
     (file, notes)
 }
 
-fn source_options(
+/// How to read the source: the command line's (or the UI's) choices over the mapping file's.
+pub fn source_options(
     opts: &ImportOptions,
     mapping: Option<&MappingFile>,
 ) -> Result<SourceOptions, PipelineError> {

@@ -110,6 +110,8 @@ pub enum Command {
     Init(commands::init::InitArgs),
     /// Run the local reference implementation of the service
     Sandbox(commands::sandbox::SandboxArgs),
+    /// Import in the browser: a local page that guides through choosing and reading a sheet
+    Ui(commands::ui::UiArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(commands::completions::CompletionsArgs),
     /// Print the man page (roff)

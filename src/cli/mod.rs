@@ -54,6 +54,7 @@ async fn dispatch(command: &Command, config: &Config) -> anyhow::Result<Outcome>
         Command::Sync(a) => commands::sync::run(a, config).await,
         Command::Init(a) => commands::init::run(a, config).await,
         Command::Sandbox(a) => commands::sandbox::run(a, config).await,
+        Command::Ui(a) => commands::ui::run(a, config).await,
         Command::Completions(a) => commands::completions::completions(a),
         Command::Man => commands::completions::man(),
     }

@@ -155,6 +155,8 @@ pub struct Source {
     pub sheet: Option<String>,
     /// The 1-based tab position of that sheet.
     pub sheet_position: Option<usize>,
+    /// Every sheet of the workbook in tab order, to choose another from (empty for CSV/TSV).
+    pub sheets: Vec<String>,
     /// The text encoding, for CSV/TSV (e.g. `UTF-8`, `windows-1252`, `UTF-16LE`).
     pub encoding: Option<&'static str>,
     /// The delimiter, for CSV/TSV.
@@ -244,6 +246,7 @@ impl Source {
             header_row: 0,
             sheet: Some(opened.sheet),
             sheet_position: Some(opened.position),
+            sheets: opened.names,
             encoding: None,
             delimiter: None,
             extent,
@@ -278,6 +281,7 @@ impl Source {
             header_row: 0,
             sheet: None,
             sheet_position: None,
+            sheets: Vec::new(),
             encoding: Some(opened.encoding.name()),
             delimiter: Some(opened.delimiter),
             extent,

@@ -24,6 +24,8 @@ pub(super) struct SheetSource {
     pub sheet: String,
     /// The 1-based position of the sheet's tab, so two sheets of one name are told apart.
     pub position: usize,
+    /// Every sheet of the workbook, in tab order.
+    pub names: Vec<String>,
     pub rows: SheetRows,
 }
 
@@ -55,10 +57,11 @@ pub(super) fn open(
             first_sheet_with_data(&mut book, location, formula_errors)?
         }
     };
-    let position = book.sheet_names().iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
+    let names = book.sheet_names();
+    let position = names.iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
     let formula_errors = hints.xlsb_formula_errors.then(|| path.to_owned());
     let rows = SheetRows::spawn(book, location, &sheet, loaded, formula_errors, extent)?;
-    Ok(SheetSource { sheet, position, rows })
+    Ok(SheetSource { sheet, position, names, rows })
 }
 
 fn open_book(

@@ -35,7 +35,8 @@ fn zip_file(dir: &Path, name: &str, parts: &[(&str, Vec<u8>)]) -> PathBuf {
     path
 }
 
-fn xlsx(dir: &Path, name: &str, shared_strings: Vec<u8>) -> PathBuf {
+/// A one-sheet XLSX with these shared strings (also used by the UI's tests).
+pub(crate) fn xlsx(dir: &Path, name: &str, shared_strings: Vec<u8>) -> PathBuf {
     let rels = r#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
     let wb_rels = r#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#;
     let workbook = r#"<workbook xmlns:r="r"><sheets><sheet name="Leads" sheetId="1" r:id="rId1"/></sheets></workbook>"#;

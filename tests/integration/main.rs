@@ -16,3 +16,4 @@ mod reading;
 mod push;
 mod simulation;
 mod support;
+mod ui;

@@ -8,6 +8,7 @@ pub mod init;
 pub mod leads;
 pub mod sandbox;
 pub mod sync;
+pub mod ui;
 pub mod webhook;
 
 use std::io::Write;

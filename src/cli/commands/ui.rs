@@ -1,0 +1,125 @@
+//! `leadsync ui`: the import as a guided flow in the browser (`crate::ui`). Prints the page's
+//! address (with its one-time key) as the first line on stdout, opens the browser, and serves
+//! until Ctrl-C.
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+
+use crate::cli::session::{Session, state_dir};
+use crate::cli::{Config, Outcome};
+use crate::ui::{Ui, UiConfig};
+
+#[derive(Debug, clap::Args)]
+pub struct UiArgs {
+    /// Port to listen on (default 0: a free port)
+    #[arg(long, default_value_t = 0, value_name = "PORT")]
+    pub port: u16,
+    /// Do not open the browser; only print the address
+    #[arg(long)]
+    pub no_open: bool,
+    /// Listen on ADDR instead of 127.0.0.1; other machines on the network can then reach the
+    /// page (a warning says so)
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<IpAddr>,
+    /// Folder for uploads, journals and locks (default: the profile's, else the XDG state
+    /// directory)
+    #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
+    let state_dir = state_dir(args.state_dir.as_deref(), config.profile.state_dir.as_deref())?;
+    let session = match config.target() {
+        Ok(_) => Some(Session::open_in(config, &state_dir).await?),
+        Err(why) => {
+            if !config.quiet {
+                eprintln!("note: {why:#}; reading and mapping a sheet work without a service");
+            }
+            None
+        }
+    };
+    let ip = args.bind.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    if !ip.is_loopback() {
+        // Printed even with --quiet: this is the one choice that opens the page to others.
+        eprintln!(
+            "warning: listening on {ip}: other machines that reach this address can open the \
+             import page if they learn its key, and the connection is not encrypted; leave \
+             --bind out to keep the page on this machine"
+        );
+    }
+    let ui_config = UiConfig {
+        ip,
+        port: args.port,
+        client: session.as_ref().map(|s| s.client.clone()),
+        ..UiConfig::new(state_dir)
+    };
+    let ui = Ui::start(ui_config).await?;
+    // The first line on stdout: scripts and tests read the address there.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", ui.url())?;
+    out.flush()?;
+    drop(out);
+    if !config.quiet {
+        eprintln!("open the address above in a browser (it carries the page's key); Ctrl-C stops");
+    }
+    if !args.no_open {
+        open_browser(ui.url());
+    }
+    stop_requested().await;
+    ui.shutdown().await;
+    if let Some(session) = session {
+        session.close().await;
+    }
+    Ok(Outcome::Success)
+}
+
+/// The desktop's default browser; a machine without one (a server over SSH) just has the
+/// printed address, so failure is ignored.
+fn open_browser(url: &str) {
+    let mut command = if cfg!(target_os = "macos") {
+        std::process::Command::new("open")
+    } else if cfg!(windows) {
+        let mut c = std::process::Command::new("rundll32");
+        c.arg("url.dll,FileProtocolHandler");
+        c
+    } else {
+        std::process::Command::new("xdg-open")
+    };
+    let opened = command
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match opened {
+        // Reaped on a thread of its own, so it does not linger as a zombie while we serve.
+        Ok(mut child) => {
+            let _ = std::thread::spawn(move || child.wait());
+        }
+        Err(error) => tracing::info!("no browser opened: {error}"),
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn stop_requested() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

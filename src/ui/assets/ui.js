@@ -1,0 +1,15 @@
+// leadsync ui: the little that plain HTML does not do. Every page works without it.
+"use strict";
+
+// A large upload takes a while: say so, and keep the form from being sent twice.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const busy = form.dataset.busy;
+  if (!busy) return;
+  const button = form.querySelector("button[type=submit]");
+  if (button) {
+    button.disabled = true;
+    button.textContent = busy;
+  }
+  form.setAttribute("aria-busy", "true");
+});

@@ -1,0 +1,217 @@
+//! `leadsync ui`: the import as a guided flow in the browser, a second front of the library
+//! next to the command line. It reads, infers and checks nothing itself: every step calls the
+//! same library functions the CLI calls, and renders what they return as HTML.
+//!
+//! ```text
+//!  Ui::start ─► axum::serve ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
+//!                                 ─► lang ─► steps: source ─► reading ─► mapping
+//!                                                     │ upload (streamed to <state>/ui/uploads)
+//! ```
+//!
+//! Pages are rendered by the server; the one stylesheet and the one small script are compiled
+//! into the binary, and the Content-Security-Policy forbids loading anything else. The service's
+//! token stays in the [`Client`]: no page and no answer carries it.
+//!
+//! Adding a step: a file in `steps/` whose handlers call the library and render with
+//! `page::page` (every value through `page::Esc`), its route in `router()` (behind the same
+//! layers, nothing to add for security), its words in both languages of `text.rs`, and its
+//! tests in `tests/integration/ui/steps.rs`. A step that changes state takes a POST form: the
+//! browser sends this server's `Origin` with it, and the guard refuses any other.
+
+mod assets;
+mod error;
+mod guard;
+mod headers;
+mod lang;
+mod page;
+mod sources;
+mod steps;
+mod text;
+mod upload;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::client::Client;
+use crate::source::MAX_DOWNLOAD_BYTES;
+
+pub use error::UiError;
+pub use headers::CONTENT_SECURITY_POLICY_VALUE;
+
+use guard::{Guard, SECRET_PARAM, Secret};
+use sources::Sources;
+
+/// How long a stop waits for requests in flight.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How to start the UI.
+#[derive(Debug, Clone)]
+pub struct UiConfig {
+    /// The address to listen on: loopback unless the user asked otherwise.
+    pub ip: IpAddr,
+    /// 0 for a free port.
+    pub port: u16,
+    /// The state folder: uploads go to `ui/uploads/` in it.
+    pub state_dir: PathBuf,
+    /// The service's client, `None` when none is set up (reading and mapping need none).
+    pub client: Option<Client>,
+    /// The largest upload accepted: the CLI's download limit, so a file is refused the same
+    /// whether it comes by URL or from the browser.
+    pub max_upload_bytes: u64,
+}
+
+impl UiConfig {
+    /// Loopback, a free port, no service, the CLI's limits.
+    pub fn new(state_dir: PathBuf) -> UiConfig {
+        UiConfig {
+            ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+            state_dir,
+            client: None,
+            max_upload_bytes: MAX_DOWNLOAD_BYTES,
+        }
+    }
+}
+
+/// What the handlers share.
+#[derive(Clone)]
+struct App {
+    sources: Arc<Sources>,
+    /// Kept for the steps that talk to the service; the token never leaves it.
+    #[allow(dead_code)]
+    client: Option<Client>,
+    service: Service,
+    max_upload_bytes: u64,
+}
+
+/// A running UI. Dropping it stops the server too, without waiting.
+pub struct Ui {
+    /// The address it is bound to.
+    pub addr: SocketAddr,
+    url: String,
+    stop: watch::Sender<bool>,
+    server: JoinHandle<()>,
+}
+
+impl Ui {
+    /// Binds, draws the secret and starts serving. `--bind` addresses that would match any
+    /// interface are refused: the Host check needs the one address the browser will use.
+    pub async fn start(config: UiConfig) -> Result<Ui, UiError> {
+        if config.ip.is_unspecified() {
+            return Err(UiError::Unspecified { ip: config.ip });
+        }
+        let wanted = SocketAddr::new(config.ip, config.port);
+        let listener = TcpListener::bind(wanted)
+            .await
+            .map_err(|source| UiError::Bind { addr: wanted, source })?;
+        let addr =
+            listener.local_addr().map_err(|source| UiError::Bind { addr: wanted, source })?;
+        let secret = Secret::random();
+        let url = format!("http://{addr}/?{SECRET_PARAM}={}", secret.as_str());
+        let guard = Arc::new(Guard::new(secret, addr));
+        let service = Service::of(config.client.as_ref());
+        let app = App {
+            sources: Arc::new(Sources::new(&config.state_dir)),
+            client: config.client,
+            service,
+            max_upload_bytes: config.max_upload_bytes,
+        };
+        let router = router(app, guard);
+        let (stop, mut stopping) = watch::channel(false);
+        let server = tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stopping.changed().await;
+            };
+            if let Err(error) = axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+            {
+                tracing::warn!("the ui server stopped: {error}");
+            }
+        });
+        tracing::info!(%addr, "ui listening");
+        Ok(Ui { addr, url, stop, server })
+    }
+
+    /// The address to open, with the secret: print it once, to the person who started the UI.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Stops accepting and lets requests in flight finish, for a few seconds at most: an upload
+    /// still coming in must not keep Ctrl-C from stopping the server.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let mut server = self.server;
+        if tokio::time::timeout(DRAIN_LIMIT, &mut server).await.is_err() {
+            tracing::warn!("the ui stopped with requests still in flight");
+            server.abort();
+        }
+    }
+}
+
+impl std::fmt::Debug for Ui {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ui").field("addr", &self.addr).finish_non_exhaustive()
+    }
+}
+
+/// Every route behind the same three layers; the headers outermost, so refusals carry them.
+fn router(app: App, guard: Arc<Guard>) -> Router {
+    let upload_limit =
+        usize::try_from(app.max_upload_bytes + upload::OVERHEAD_BYTES).unwrap_or(usize::MAX);
+    Router::new()
+        .route("/", get(steps::source::show))
+        .route(
+            "/source/upload",
+            post(steps::source::upload).layer(DefaultBodyLimit::max(upload_limit)),
+        )
+        .route("/source/location", post(steps::source::location))
+        .route("/reading/{id}", get(steps::reading::show))
+        .route("/mapping/{id}", get(steps::mapping::show))
+        .route("/assets/ui.css", get(assets::css))
+        .route("/assets/ui.js", get(assets::js))
+        .fallback(|view: page::View| async move { page::not_found(view) })
+        .with_state(app)
+        .layer(axum::middleware::from_fn(lang::remember))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .layer(axum::middleware::from_fn(headers::secure))
+}
+
+/// The service as a page names it, without anything secret: none, the embedded sandbox, or
+/// the host (and port) of the base URL (never its path, user or password).
+#[derive(Debug, Clone)]
+enum Service {
+    None,
+    Sandbox,
+    Host(Arc<str>),
+}
+
+impl Service {
+    fn of(client: Option<&Client>) -> Service {
+        let Some(client) = client else { return Service::None };
+        if client.service_name() == "sandbox" {
+            return Service::Sandbox;
+        }
+        let url = client.base_url();
+        let host = url.host_str().unwrap_or_default();
+        Service::Host(match url.port() {
+            Some(port) => Arc::from(format!("{host}:{port}")),
+            None => Arc::from(host),
+        })
+    }
+
+    fn label(&self, t: &text::Text) -> &str {
+        match self {
+            Service::None => t.no_service,
+            Service::Sandbox => t.sandbox,
+            Service::Host(host) => host,
+        }
+    }
+}

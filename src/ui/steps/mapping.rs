@@ -1,0 +1,138 @@
+//! Step 3, Mapping (read-only for now): each column with the role `mapping::infer` gives it,
+//! as `leadsync import` without `--mapping` would use it, resolved by the mapping's own
+//! `resolve` so that what is shown is what would be sent.
+
+use std::fmt::Write;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use super::super::App;
+use super::super::page::{self, Esc, Step, View};
+use super::super::text::Text;
+use super::{ReadingChoice, Wanted, preview};
+use crate::mapping::{CampaignRef, CampaignSource, MappingFile, header_key, infer};
+
+pub(in super::super) async fn show(
+    State(app): State<App>,
+    view: View,
+    Path(id): Path<String>,
+    Query(choice): Query<ReadingChoice>,
+) -> Response {
+    let t = view.text();
+    let label = app.service.label(t);
+    let back = back_link(&id, &choice, t);
+    let Some(chosen) = app.sources.get(&id) else {
+        let body = format!(
+            "{}<p><a href=\"/\">{}</a></p>",
+            page::error_box(t, t.unknown_source),
+            Esc(t.other_file)
+        );
+        return page::page(
+            &view,
+            label,
+            Step::Mapping,
+            t.mapping_title,
+            &body,
+            StatusCode::NOT_FOUND,
+        );
+    };
+    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
+        Ok(preview) => preview,
+        Err(message) => {
+            let body = format!("{}{back}", page::error_box(t, &message));
+            let status = StatusCode::UNPROCESSABLE_ENTITY;
+            return page::page(&view, label, Step::Mapping, t.mapping_title, &body, status);
+        }
+    };
+    let (mapping, _notes) = infer(&preview.headers);
+    let mut body = format!("<p>{}</p>", Esc(t.mapping_intro));
+    let roles = match roles(&mapping, &preview.headers, &chosen.location, t) {
+        Some(roles) => roles,
+        None => {
+            body.push_str(&page::error_box(t, t.no_phone_column));
+            vec![Vec::new(); preview.headers.len()]
+        }
+    };
+    let first = preview.rows.first();
+    let _ = write!(
+        body,
+        "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"columns-caption\" tabindex=\"0\">\
+         <table><caption id=\"columns-caption\">{}</caption><thead><tr><th scope=\"col\">{}</th>\
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+        Esc(t.mapping_title),
+        Esc(t.column),
+        Esc(t.role),
+        Esc(t.first_value)
+    );
+    for (i, header) in preview.headers.iter().enumerate() {
+        let value = first.and_then(|r| r.cells.get(i)).unwrap_or_default();
+        let _ = write!(
+            body,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
+            Esc(header),
+            Esc(&roles[i].join("; ")),
+            Esc(value)
+        );
+    }
+    let _ = write!(body, "</tbody></table></div><p>{}</p>{back}", Esc(t.next_later));
+    page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+}
+
+/// Each column's roles in words; `None` when no column can be the phone number.
+fn roles(
+    mapping: &MappingFile,
+    headers: &[String],
+    location: &str,
+    t: &Text,
+) -> Option<Vec<Vec<String>>> {
+    let mut file = mapping.clone();
+    // Resolving needs a campaign. Without a campaign column one is chosen for every row (in a
+    // later version of this step); any stands in for it here, as it uses no column.
+    if file.campaign.is_none() && file.campaign_column.is_none() {
+        file.campaign = Some(CampaignRef::Id(0));
+    }
+    let plan = file.resolve(headers, location).ok()?;
+    let mut roles: Vec<Vec<String>> = vec![Vec::new(); headers.len()];
+    roles[plan.phone].push(t.role_phone.to_string());
+    if let CampaignSource::Column(column) = plan.campaign {
+        roles[column].push(t.role_campaign.to_string());
+    }
+    let variables =
+        plan.variables.iter().chain(plan.contacts.iter().flat_map(|c| c.variables.iter()));
+    for (name, columns) in variables {
+        for &column in columns {
+            roles[column].push((t.role_variable)(name));
+        }
+    }
+    for contact in &plan.contacts {
+        roles[contact.phone].push(t.role_secondary.to_string());
+    }
+    // The guards' columns are not in the plan: found by the same header comparison.
+    let guards = [
+        (mapping.region_column.as_deref(), t.role_country),
+        (mapping.consent.as_ref().map(|c| c.column.as_str()), t.role_consent),
+    ];
+    for (header, role) in guards {
+        let Some(wanted) = header.map(header_key) else { continue };
+        for (i, h) in headers.iter().enumerate() {
+            if header_key(h) == wanted {
+                roles[i].push(role.to_string());
+            }
+        }
+    }
+    for column in roles.iter_mut().filter(|r| r.is_empty()) {
+        column.push(t.role_ignored.to_string());
+    }
+    Some(roles)
+}
+
+fn back_link(id: &str, choice: &ReadingChoice, t: &Text) -> String {
+    let query = choice.query();
+    let href = match query.is_empty() {
+        true => format!("/reading/{id}"),
+        false => format!("/reading/{id}?{query}"),
+    };
+    format!("<p class=\"next\"><a href=\"{}\">{}</a></p>", Esc(&href), Esc(t.back_reading))
+}

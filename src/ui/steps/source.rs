@@ -1,0 +1,145 @@
+//! Step 1, Source: a file uploaded from the browser, or a path or an http(s) URL typed in, as
+//! `leadsync import FILE|URL` takes it. Each becomes a chosen sheet with an id, and the browser
+//! is sent on to its Reading page.
+
+use axum::Form;
+use axum::extract::{Multipart, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+
+use super::super::page::{self, Esc, Step, View};
+use super::super::sources::Chosen;
+use super::super::upload::{self, UploadError};
+use super::super::{App, text::Text};
+use crate::pipeline;
+use crate::source::is_url;
+
+const MIB: u64 = 1024 * 1024;
+
+pub(in super::super) async fn show(State(app): State<App>, view: View) -> Response {
+    render(&app, &view, None, "", StatusCode::OK)
+}
+
+pub(in super::super) async fn upload(
+    State(app): State<App>,
+    view: View,
+    headers: HeaderMap,
+    mut multipart: Multipart,
+) -> Response {
+    let t = view.text();
+    let received = match upload::declared_too_large(&headers, app.max_upload_bytes) {
+        true => Err(UploadError::TooLarge { max: app.max_upload_bytes }),
+        false => upload::receive(&mut multipart, &app.sources, app.max_upload_bytes).await,
+    };
+    match received {
+        Ok((id, chosen)) => {
+            tracing::info!(%id, location = %chosen.location, "ui: file uploaded");
+            app.sources.insert(id.clone(), chosen);
+            to_reading(&id)
+        }
+        Err(error) => {
+            let message = match &error {
+                UploadError::NoFile => t.no_file_chosen.to_string(),
+                UploadError::TooLarge { max } => (t.too_large)(max / MIB),
+                UploadError::Broken(_) => t.upload_failed.to_string(),
+                UploadError::Io { .. } => error.to_string(),
+            };
+            tracing::info!("ui: upload refused: {error}");
+            render(&app, &view, Some(&message), "", error.status())
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(in super::super) struct LocationForm {
+    #[serde(default)]
+    location: String,
+}
+
+/// A path on this machine, read where it is, or a URL, downloaded as the CLI downloads it.
+pub(in super::super) async fn location(
+    State(app): State<App>,
+    view: View,
+    Form(form): Form<LocationForm>,
+) -> Response {
+    let t = view.text();
+    let typed = form.location.trim();
+    let chosen = match is_url(typed) {
+        true => download(&app, typed).await,
+        false => local(typed, t),
+    };
+    match chosen {
+        Ok((id, chosen)) => {
+            app.sources.insert(id.clone(), chosen);
+            to_reading(&id)
+        }
+        Err(message) => {
+            render(&app, &view, Some(&message), typed, StatusCode::UNPROCESSABLE_ENTITY)
+        }
+    }
+}
+
+async fn download(app: &App, url: &str) -> Result<(String, Chosen), String> {
+    let (id, dir) = app.sources.new_folder().map_err(|e| e.to_string())?;
+    match pipeline::materialize(url, &dir).await {
+        Ok(path) => Ok((id, Chosen { path, location: url.to_string() })),
+        Err(e) => {
+            let _ = tokio::fs::remove_dir_all(&dir).await;
+            Err(e.to_string())
+        }
+    }
+}
+
+fn local(typed: &str, t: &Text) -> Result<(String, Chosen), String> {
+    let path = std::path::absolute(typed).map_err(|_| (t.no_such_file)(typed))?;
+    if typed.is_empty() || !path.is_file() {
+        return Err((t.no_such_file)(typed));
+    }
+    Ok((super::super::sources::new_id(), Chosen { path, location: typed.to_string() }))
+}
+
+fn to_reading(id: &str) -> Response {
+    Redirect::to(&format!("/reading/{id}")).into_response()
+}
+
+fn render(
+    app: &App,
+    view: &View,
+    error: Option<&str>,
+    typed: &str,
+    status: StatusCode,
+) -> Response {
+    let t = view.text();
+    let error = error.map(|message| page::error_box(t, message)).unwrap_or_default();
+    let body = format!(
+        "<p>{intro}</p>{error}\
+         <form method=\"post\" action=\"/source/upload\" enctype=\"multipart/form-data\" \
+         data-busy=\"{busy}\"><fieldset><legend>{upload_legend}</legend>\
+         <label for=\"file\">{upload_label}</label>\
+         <input type=\"file\" id=\"file\" name=\"{field}\" required \
+         accept=\".csv,.tsv,.txt,.xlsx,.xlsm,.xlsb,.xls,.ods\" aria-describedby=\"file-hint\">\
+         <p id=\"file-hint\" class=\"hint\">{upload_hint}</p>\
+         <button type=\"submit\">{upload_button}</button></fieldset></form>\
+         <form method=\"post\" action=\"/source/location\"><fieldset>\
+         <legend>{location_legend}</legend>\
+         <label for=\"location\">{location_label}</label>\
+         <input type=\"text\" id=\"location\" name=\"location\" required value=\"{typed}\" \
+         aria-describedby=\"location-hint\" autocomplete=\"off\" spellcheck=\"false\">\
+         <p id=\"location-hint\" class=\"hint\">{location_hint}</p>\
+         <button type=\"submit\">{location_button}</button></fieldset></form>",
+        intro = Esc(t.source_intro),
+        busy = Esc(t.uploading),
+        upload_legend = Esc(t.upload_legend),
+        upload_label = Esc(t.upload_label),
+        field = upload::FIELD,
+        upload_hint = Esc(&(t.upload_hint)(app.max_upload_bytes / MIB)),
+        upload_button = Esc(t.upload_button),
+        location_legend = Esc(t.location_legend),
+        location_label = Esc(t.location_label),
+        typed = Esc(typed),
+        location_hint = Esc(t.location_hint),
+        location_button = Esc(t.location_button),
+    );
+    page::page(view, app.service.label(t), Step::Source, t.source_title, &body, status)
+}

@@ -1,0 +1,139 @@
+//! An uploaded file, streamed from the multipart body to its folder in the state folder chunk
+//! by chunk: never held whole in memory, and cut off (the partial file removed) as soon as it
+//! passes the limit.
+
+use std::path::Path;
+
+use axum::extract::Multipart;
+use axum::extract::multipart::Field;
+use axum::http::header::CONTENT_LENGTH;
+use axum::http::{HeaderMap, StatusCode};
+use tokio::io::AsyncWriteExt;
+
+use super::sources::{Chosen, Sources, safe_name};
+
+/// The form field that carries the file.
+pub(super) const FIELD: &str = "file";
+/// What a multipart body may hold beyond the file: boundaries, part headers, a name.
+pub(super) const OVERHEAD_BYTES: u64 = 64 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub(super) enum UploadError {
+    #[error("no file in the upload")]
+    NoFile,
+    #[error("the upload is larger than {max} bytes")]
+    TooLarge { max: u64 },
+    #[error("the upload broke off: {0}")]
+    Broken(String),
+    #[error("writing the upload to `{path}`: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+impl UploadError {
+    pub(super) fn status(&self) -> StatusCode {
+        match self {
+            UploadError::NoFile | UploadError::Broken(_) => StatusCode::BAD_REQUEST,
+            UploadError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            UploadError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// A body whose declared length is past the limit is refused before a byte of it is read or
+/// written.
+pub(super) fn declared_too_large(headers: &HeaderMap, max_bytes: u64) -> bool {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .is_some_and(|length| length > max_bytes + OVERHEAD_BYTES)
+}
+
+/// Reads the body's `file` field into a new folder of `sources`; other fields are skipped.
+/// Returns the new id and the sheet, not yet registered.
+pub(super) async fn receive(
+    multipart: &mut Multipart,
+    sources: &Sources,
+    max_bytes: u64,
+) -> Result<(String, Chosen), UploadError> {
+    loop {
+        let field = multipart.next_field().await.map_err(|e| broken(&e, max_bytes))?;
+        let Some(field) = field else { return Err(UploadError::NoFile) };
+        if field.name() != Some(FIELD) {
+            continue;
+        }
+        let name = field.file_name().unwrap_or_default().to_string();
+        let (id, dir) = sources.new_folder().map_err(|source| UploadError::Io {
+            path: sources.uploads().display().to_string(),
+            source,
+        })?;
+        let path = dir.join(safe_name(&name));
+        let copied = copy(field, &path, max_bytes).await;
+        return match copied {
+            Ok(0) if name.is_empty() => {
+                let _ = tokio::fs::remove_dir_all(&dir).await;
+                Err(UploadError::NoFile)
+            }
+            Ok(_) => Ok((id, Chosen { path, location: safe_name(&name) })),
+            Err(e) => {
+                let _ = tokio::fs::remove_dir_all(&dir).await;
+                if matches!(e, UploadError::TooLarge { .. }) {
+                    drain(multipart).await;
+                }
+                Err(e)
+            }
+        };
+    }
+}
+
+/// Reads the rest of the body (within the body limit) and drops it: a server that answers
+/// with a body still unread closes the connection, and the client may then see a reset
+/// instead of the answer saying what was wrong.
+async fn drain(multipart: &mut Multipart) {
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(_)) = field.chunk().await {}
+    }
+}
+
+async fn copy(mut field: Field<'_>, path: &Path, max_bytes: u64) -> Result<u64, UploadError> {
+    let io = |source| UploadError::Io { path: path.display().to_string(), source };
+    let mut file = tokio::fs::File::create(path).await.map_err(io)?;
+    let mut written: u64 = 0;
+    while let Some(chunk) = field.chunk().await.map_err(|e| broken(&e, max_bytes))? {
+        written += chunk.len() as u64;
+        if written > max_bytes {
+            return Err(UploadError::TooLarge { max: max_bytes });
+        }
+        file.write_all(&chunk).await.map_err(io)?;
+    }
+    file.flush().await.map_err(io)?;
+    file.sync_all().await.map_err(io)?;
+    Ok(written)
+}
+
+/// The body limit (set a little above `max_bytes`) shows as a multipart error.
+fn broken(error: &axum::extract::multipart::MultipartError, max_bytes: u64) -> UploadError {
+    match error.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => UploadError::TooLarge { max: max_bytes },
+        _ => UploadError::Broken(error.body_text()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::header::CONTENT_LENGTH;
+    use axum::http::{HeaderMap, HeaderValue};
+
+    use super::{OVERHEAD_BYTES, declared_too_large};
+
+    #[test]
+    fn a_declared_length_past_the_limit_is_refused_up_front() {
+        let with = |length: u64| {
+            let mut headers = HeaderMap::new();
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+            headers
+        };
+        assert!(!declared_too_large(&with(1000 + OVERHEAD_BYTES), 1000));
+        assert!(declared_too_large(&with(1001 + OVERHEAD_BYTES), 1000));
+        assert!(!declared_too_large(&HeaderMap::new(), 1000), "chunked: counted as it comes");
+    }
+}

@@ -1,0 +1,268 @@
+//! Real Chromium, headless: the printed URL opened as a person opens it, and (through
+//! chromedriver) the Source and Reading steps driven by labels and button texts. Screenshots of
+//! each step go to `target/tmp/ui-screenshots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::{TestUi, files_under, sample};
+
+/// CI services set `CI=true` (some `CI=1`); there the browser check must run.
+fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Headless Chromium opens the printed URL as a person would: the secret is traded for the
+/// cookie, the Source page renders with its stylesheet and script under the CSP (no violation
+/// in the console), and a screenshot of it is kept in `target/tmp/ui-screenshots/`. Skips,
+/// saying so, where no `chromium` is installed, except on CI.
+#[test]
+fn chromium_opens_the_printed_url_and_shows_the_source_page() {
+    let ui = TestUi::start();
+    let shot = screenshots().join("1-source.png");
+    let _ = std::fs::remove_file(&shot);
+    let profile = ui.dir.path().join("chromium-profile");
+    let run = |mode: &str| {
+        Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+            ])
+            .args([
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .args(["--enable-logging=stderr", "--v=0", "--window-size=1100,900", "--lang=en-US"])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(mode)
+            .arg(ui.ui().url())
+            .output()
+    };
+    let dom = match run("--dump-dom") {
+        Ok(output) => output,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            assert!(!on_ci(), "`chromium` is not on PATH, and CI is set: install it");
+            eprintln!("notice: `chromium` is not on PATH; skipping the browser check of the UI");
+            return;
+        }
+        Err(e) => panic!("cannot run `chromium`: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&dom.stderr);
+    assert!(dom.status.success(), "chromium failed: {stderr}");
+    let html = String::from_utf8_lossy(&dom.stdout);
+    assert!(html.contains("Choose the sheet to import"), "{html}\n{stderr}");
+    assert!(html.contains("<label for=\"file\">Spreadsheet file</label>"), "{html}");
+    assert!(!stderr.contains("Content Security Policy"), "a CSP violation: {stderr}");
+    let screenshot = run(&format!("--screenshot={}", shot.display())).unwrap();
+    assert!(screenshot.status.success(), "{}", String::from_utf8_lossy(&screenshot.stderr));
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 5_000, "{} bytes", png.len());
+}
+
+/// Chromium, driven through chromedriver (WebDriver over HTTP), by labels and button texts as a
+/// person finds them: the printed URL, a path typed and sent with Enter, back, a file chosen
+/// and uploaded with the button, the Reading page. Real forms send real `Origin` headers and a
+/// real multipart body, which the door must let through. Skips where `chromedriver` is missing
+/// (`apt-get install chromium-driver`), except on CI.
+#[test]
+fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
+    let Some(driver) = WebDriver::start() else {
+        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
+        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
+        return;
+    };
+    let ui = TestUi::start();
+    let csv = sample("leads.csv");
+    let session = driver.session(&ui.dir.path().join("chromium-profile"));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
+    assert_eq!(driver.url(&session), ui.url("/"), "the secret left the address");
+
+    let location = driver.by_label(&session, "Path or link");
+    let keys = format!("{}\u{E007}", csv.display());
+    driver.call(
+        &session,
+        "POST",
+        &format!("element/{location}/value"),
+        serde_json::json!({"text": keys}),
+    );
+    assert!(driver.url(&session).contains("/reading/"), "{}", driver.source(&session));
+    let page = driver.source(&session);
+    assert!(page.contains("comma (,)") && page.contains("Anna Schmidt"), "{page}");
+
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/")}));
+    let file = driver.by_label(&session, "Spreadsheet file");
+    driver.call(
+        &session,
+        "POST",
+        &format!("element/{file}/value"),
+        serde_json::json!({"text": csv.display().to_string()}),
+    );
+    let upload = driver.find(&session, "//button[normalize-space()='Upload']");
+    driver.call(&session, "POST", &format!("element/{upload}/click"), serde_json::json!({}));
+    assert!(driver.url(&session).contains("/reading/"), "{}", driver.source(&session));
+    let page = driver.source(&session);
+    assert!(page.contains("Müller &amp; Söhne"), "{page}");
+    assert_eq!(files_under(&ui.uploads()).len(), 1);
+    driver.screenshot(&session, "2-reading.png");
+
+    let next = driver.find(&session, "//a[normalize-space()='Next: the columns']");
+    driver.call(&session, "POST", &format!("element/{next}/click"), serde_json::json!({}));
+    let page = driver.source(&session);
+    assert!(page.contains("<td>Phone number</td>"), "{page}");
+    driver.screenshot(&session, "3-mapping.png");
+    driver.call(&session, "DELETE", "", serde_json::json!({}));
+}
+
+/// A chromedriver child on a free port, killed when dropped.
+struct WebDriver {
+    child: std::process::Child,
+    base: String,
+    runtime: tokio::runtime::Runtime,
+    http: reqwest::Client,
+}
+
+impl WebDriver {
+    fn start() -> Option<WebDriver> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = match Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => panic!("cannot run `chromedriver`: {e}"),
+        };
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let http = reqwest::Client::builder().no_proxy().build().unwrap();
+        let driver = WebDriver { child, base: format!("http://127.0.0.1:{port}"), runtime, http };
+        for _ in 0..300 {
+            let ready =
+                driver.runtime.block_on(driver.http.get(format!("{}/status", driver.base)).send());
+            if ready.is_ok_and(|r| r.status().is_success()) {
+                return Some(driver);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("chromedriver did not start");
+    }
+
+    fn session(&self, profile: &Path) -> String {
+        let capabilities = serde_json::json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                         "--lang=en-US", "--window-size=1200,1100", format!("--user-data-dir={}", profile.display())]
+            }
+        }}});
+        let reply = self.send("POST", format!("{}/session", self.base), capabilities);
+        reply["value"]["sessionId"].as_str().unwrap().to_string()
+    }
+
+    fn send(&self, method: &str, url: String, body: serde_json::Value) -> serde_json::Value {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        self.runtime.block_on(async {
+            let mut request = self.http.request(method, &url);
+            if !body.is_null() {
+                request = request.json(&body);
+            }
+            let reply = request.send().await.unwrap();
+            let status = reply.status();
+            let value: serde_json::Value = reply.json().await.unwrap();
+            assert!(status.is_success(), "{url}: {status} {value}");
+            value
+        })
+    }
+
+    /// A WebDriver command of `session`; `path` is what follows `/session/{id}/`.
+    fn call(
+        &self,
+        session: &str,
+        method: &str,
+        path: &str,
+        body: serde_json::Value,
+    ) -> serde_json::Value {
+        let url = format!("{}/session/{session}/{path}", self.base);
+        self.send(method, url.trim_end_matches('/').to_string(), body)
+    }
+
+    fn url(&self, session: &str) -> String {
+        self.call(session, "GET", "url", serde_json::Value::Null)["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn source(&self, session: &str) -> String {
+        self.call(session, "GET", "source", serde_json::Value::Null)["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// The window as a PNG, kept with the other screenshots.
+    fn screenshot(&self, session: &str, name: &str) {
+        let shot = self.call(session, "GET", "screenshot", serde_json::Value::Null);
+        let png = base64_decode(shot["value"].as_str().unwrap());
+        assert!(png.starts_with(b"\x89PNG"), "{name} is not a PNG");
+        std::fs::write(screenshots().join(name), png).unwrap();
+    }
+
+    /// The element an XPath finds.
+    fn find(&self, session: &str, xpath: &str) -> String {
+        let found = self.call(
+            session,
+            "POST",
+            "element",
+            serde_json::json!({"using": "xpath", "value": xpath}),
+        );
+        let id = found["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str();
+        id.unwrap_or_else(|| panic!("{xpath}: {found}")).to_string()
+    }
+
+    /// The control a `<label>` with this text names.
+    fn by_label(&self, session: &str, label: &str) -> String {
+        self.find(session, &format!("//*[@id=//label[normalize-space()='{label}']/@for]"))
+    }
+}
+
+impl Drop for WebDriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where the browser tests keep their screenshots: `target/tmp/ui-screenshots/`.
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Standard base64 (WebDriver's screenshots), padding and line breaks ignored.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let digits: Vec<u8> =
+        text.bytes().filter(|c| !matches!(c, b'=' | b'\n' | b'\r')).map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let bits =
+            chunk.iter().enumerate().fold(0u32, |acc, (i, &d)| acc | u32::from(d) << (18 - 6 * i));
+        out.extend_from_slice(&bits.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! The door: the secret and its cookie, the Host, the Origin, the headers on every answer, and
+//! the service token in none of them.
+
+use leadsync::ui::{CONTENT_SECURITY_POLICY_VALUE, Ui, UiConfig};
+use reqwest::header;
+
+use super::{Reply, TestUi, files_under, leads_csv, multipart, sample};
+use crate::support::{ALICE, TestSandbox};
+
+#[test]
+fn the_printed_url_trades_its_secret_for_a_cookie() {
+    let ui = TestUi::start();
+    let url = ui.ui().url().to_string();
+    let secret = url.split("/?s=").nth(1).unwrap();
+    assert_eq!(secret.len(), 64, "{url}");
+    assert!(secret.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
+
+    let reply = ui.send(ui.http.get(&url));
+    assert_eq!(reply.status, 303);
+    assert_eq!(reply.header("location"), "/", "the secret leaves the address bar");
+    let cookie = reply.header("set-cookie");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.split("; ").any(|a| a == attribute), "{attribute} missing: {cookie}");
+    }
+    let pair = cookie.split(';').next().unwrap();
+    assert_eq!(pair.split_once('=').unwrap().1, secret);
+
+    let page = ui.get("/", pair);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<form method=\"post\" action=\"/source/upload\""), "{}", page.body);
+    // Other query parameters survive the trade.
+    let reply = ui.send(ui.http.get(format!("{}/?lang=de&s={secret}", ui.origin())));
+    assert_eq!(reply.header("location"), "/?lang=de");
+}
+
+#[test]
+fn no_secret_no_page() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = cookie.split('=').next().unwrap();
+    let refused = |reply: Reply| {
+        assert_eq!(reply.status, 403, "{}", reply.body);
+        assert!(reply.header("set-cookie").is_empty());
+        assert!(reply.body.contains("leadsync ui"), "says what to open: {}", reply.body);
+    };
+    refused(ui.send(ui.http.get(ui.url("/"))));
+    refused(ui.send(ui.http.get(ui.url("/assets/ui.css"))));
+    refused(ui.send(ui.http.get(ui.url("/?s=0123"))));
+    let wrong = "0".repeat(64);
+    refused(ui.send(ui.http.get(ui.url(&format!("/?s={wrong}")))));
+    refused(ui.get("/", &format!("{name}={wrong}")));
+    refused(ui.get("/", &format!("{name}=")));
+    refused(ui.get("/", &format!("leadsync_ui_1={}", cookie.split('=').nth(1).unwrap())));
+    // The secret is for opening the page, not for sending forms.
+    let secret = ui.ui().url().split("/?s=").nth(1).unwrap().to_string();
+    let form = ui
+        .http
+        .post(ui.url(&format!("/source/location?s={secret}")))
+        .header(header::ORIGIN, ui.origin())
+        .form(&[("location", sample("leads.csv"))]);
+    refused(ui.send(form));
+}
+
+#[test]
+fn a_wrong_host_is_refused() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let port = ui.ui().addr.port();
+    for host in [
+        format!("evil.example:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        "127.0.0.1".to_string(),
+        format!("localhost.evil.example:{port}"),
+    ] {
+        let reply = ui.send(
+            ui.http.get(ui.url("/")).header(header::COOKIE, &cookie).header(header::HOST, &host),
+        );
+        assert_eq!(reply.status, 403, "Host {host}: {}", reply.body);
+    }
+    // Not even the secret gets a cookie under another name (DNS rebinding).
+    let reply =
+        ui.send(ui.http.get(ui.ui().url()).header(header::HOST, format!("evil.example:{port}")));
+    assert_eq!(reply.status, 403);
+    assert!(reply.header("set-cookie").is_empty());
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+        let reply = ui.send(
+            ui.http.get(ui.url("/")).header(header::COOKIE, &cookie).header(header::HOST, &host),
+        );
+        assert_eq!(reply.status, 200, "Host {host}: {}", reply.body);
+    }
+}
+
+#[test]
+fn a_post_from_another_origin_or_none_is_refused() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let form = [("location", sample("leads.csv"))];
+    let post = || ui.http.post(ui.url("/source/location")).header(header::COOKIE, &cookie);
+    for origin in ["http://evil.example", "null", "http://localhost:1", "https://127.0.0.1"] {
+        let reply = ui.send(post().header(header::ORIGIN, origin).form(&form));
+        assert_eq!(reply.status, 403, "Origin {origin}: {}", reply.body);
+    }
+    let reply = ui.send(post().form(&form));
+    assert_eq!(reply.status, 403, "a POST without Origin: {}", reply.body);
+    let (content_type, body) = multipart("file", "leads.csv", &leads_csv());
+    let reply = ui.send(
+        ui.http
+            .post(ui.url("/source/upload"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, "http://evil.example")
+            .header(header::CONTENT_TYPE, content_type)
+            .body(body),
+    );
+    assert_eq!(reply.status, 403);
+    assert!(files_under(&ui.uploads()).is_empty(), "a refused upload leaves nothing");
+    // A GET that names another origin is refused too.
+    let reply = ui.send(
+        ui.http
+            .get(ui.url("/"))
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, "http://evil.example"),
+    );
+    assert_eq!(reply.status, 403);
+    // The same form from the page itself goes through.
+    let reply = ui.send(ui.post("/source/location", &cookie).form(&form));
+    assert_eq!(reply.status, 303, "{}", reply.body);
+}
+
+#[test]
+fn every_answer_carries_the_security_headers_and_pages_load_nothing_from_outside() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let pages = [
+        ui.get("/", &cookie),
+        ui.get(&reading, &cookie),
+        ui.get(&format!("{reading}?header_row=2&delimiter=%3B"), &cookie),
+        ui.get(&mapping, &cookie),
+        ui.get("/nowhere", &cookie),
+        ui.get("/reading/0000000000000000", &cookie),
+        ui.send(ui.http.get(ui.url("/"))),
+    ];
+    assert_eq!(
+        pages.iter().map(|p| p.status).collect::<Vec<_>>(),
+        [200, 200, 200, 200, 404, 404, 403]
+    );
+    for page in &pages {
+        assert_eq!(page.header("content-security-policy"), CONTENT_SECURITY_POLICY_VALUE);
+        assert_eq!(page.header("x-content-type-options"), "nosniff");
+        assert_eq!(page.header("referrer-policy"), "same-origin");
+        assert!(
+            page.header("content-type").starts_with("text/html"),
+            "{}",
+            page.header("content-type")
+        );
+        outside_nothing(&page.body);
+    }
+    assert!(CONTENT_SECURITY_POLICY_VALUE.contains("default-src 'self'"));
+    assert!(CONTENT_SECURITY_POLICY_VALUE.contains("script-src 'self';"));
+    assert!(!CONTENT_SECURITY_POLICY_VALUE.contains("unsafe-inline"));
+    let css = ui.get("/assets/ui.css", &cookie);
+    assert_eq!((css.status, css.header("content-type")), (200, "text/css; charset=utf-8"));
+    assert_eq!(css.header("x-content-type-options"), "nosniff");
+    let js = ui.get("/assets/ui.js", &cookie);
+    assert_eq!(js.status, 200);
+    assert!(!js.body.contains("http"), "the script loads nothing");
+}
+
+/// Every `src` and `href` stays on this server, and there is no inline script or style that the
+/// CSP would block (so a page that works in the test works under its policy).
+fn outside_nothing(html: &str) {
+    for attribute in ["src=\"", "href=\"", "action=\""] {
+        for (at, _) in html.match_indices(attribute) {
+            let value = &html[at + attribute.len()..];
+            assert!(
+                value.starts_with('/') || value.starts_with('?'),
+                "{attribute} leaves the server: {}",
+                &value[..value.len().min(60)]
+            );
+        }
+    }
+    assert!(!html.contains(" style="), "an inline style attribute");
+    assert!(!html.contains("<style"), "an inline style element");
+    assert_eq!(html.matches("<script").count(), html.matches("<script src=\"/assets/").count());
+    assert!(
+        !html.contains(" onclick=") && !html.contains(" onload=") && !html.contains(" onsubmit=")
+    );
+}
+
+#[test]
+fn the_service_token_is_in_no_answer() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let page = ui.get("/", &cookie);
+    let port = url::Url::parse(&sandbox.base_url).unwrap().port().unwrap();
+    assert!(page.body.contains(&format!("Service: 127.0.0.1:{port}</p>")), "{}", page.body);
+    ui.get(&reading, &cookie);
+    ui.get(&reading.replace("/reading/", "/mapping/"), &cookie);
+    ui.get("/?lang=de", &cookie);
+    ui.get("/assets/ui.js", &cookie);
+    ui.get("/assets/ui.css", &cookie);
+    ui.get("/nowhere", &cookie);
+    ui.send(ui.http.get(ui.url("/")));
+    ui.send(ui.post("/source/location", &cookie).form(&[("location", "/nowhere.csv")]));
+    let seen = ui.seen.borrow();
+    assert!(seen.len() >= 10);
+    for answer in seen.iter() {
+        assert!(!answer.contains(ALICE), "the token was sent to the browser:\n{answer}");
+    }
+}
+
+#[test]
+fn a_bind_address_for_every_interface_is_refused() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for ip in ["0.0.0.0", "::"] {
+        let config =
+            UiConfig { ip: ip.parse().unwrap(), ..UiConfig::new(dir.path().to_path_buf()) };
+        let error = runtime.block_on(Ui::start(config)).unwrap_err().to_string();
+        assert!(error.contains("every address"), "{error}");
+    }
+}

@@ -108,7 +108,8 @@ fn sandbox_runs_resume_across_invocations() {
     let (_, first) = sync().ok();
     assert!(first.contains("6 created"), "{first}");
     let (_, second) = sync().ok();
-    assert!(second.contains("nothing to send: 6 rows were settled by an earlier run"), "{second}");
+    // A sync with nothing new says so in one line (issue 25: cron logs).
+    assert!(second.contains("nothing new (6 rows, none to send)"), "{second}");
     let (out, _) = Cli::new()
         .env("LEADSYNC_STATE_DIR", &state)
         .args(["--sandbox", "leads", "list", "--output", "json"])

@@ -132,8 +132,9 @@ fn write_table_row(
     out.write_all(b"</td></tr>\n")
 }
 
-/// Displays text with the five HTML-significant characters escaped, without allocating.
-pub(crate) struct Esc<'a>(pub &'a str);
+/// Displays text with the five HTML-significant characters escaped, without allocating: enough
+/// for element content and quoted attribute values (the HTML report and the UI's pages).
+pub struct Esc<'a>(pub &'a str);
 
 impl fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

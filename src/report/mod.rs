@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::row::intern;
 pub use error::ReportError;
+pub use html::Esc;
 pub use model::{
     ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
 };

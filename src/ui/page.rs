@@ -2,7 +2,7 @@
 //! from the binary), the service in use, the language switch and the steps of the flow; and
 //! the escaping every value from a file or a person goes through on its way into HTML.
 
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -13,27 +13,8 @@ use super::guard::Refusal;
 use super::lang::Lang;
 use super::text::Text;
 
-/// HTML-escapes its text: `&`, `<`, `>`, `"` and `'`, enough for element content and quoted
-/// attribute values.
-pub(super) struct Esc<'a>(pub &'a str);
-
-impl fmt::Display for Esc<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-            f.write_str(&rest[..at])?;
-            f.write_str(match rest.as_bytes()[at] {
-                b'&' => "&amp;",
-                b'<' => "&lt;",
-                b'>' => "&gt;",
-                b'"' => "&quot;",
-                _ => "&#39;",
-            })?;
-            rest = &rest[at + 1..];
-        }
-        f.write_str(rest)
-    }
-}
+/// HTML-escapes its text, as the HTML report does.
+pub(super) use crate::report::Esc;
 
 /// The steps of the flow, in order (the texts are `Text::steps`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

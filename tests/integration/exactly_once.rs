@@ -392,22 +392,9 @@ fn a_guarded_row_in_doubt_is_settled_before_the_run_finishes() {
 /// row again.
 #[test]
 fn sync_carries_the_doubts_of_a_killed_run_into_a_grown_sheet() {
-    let mut case = Case::new();
-    let csv = case.anna_and_ben();
-    let slow = Faults { slow_commit_rate: 1.0, stall: Duration::from_secs(3), ..Faults::default() };
-    let sb = case.service(slow);
-    let sync = ["sync", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
-    let more = ["--timeout", "2", "--concurrency", "1", "--max-retries", "2"];
-    let child = case.spawn(&sb, &[&sync[..], &more[..]].concat());
-    case.wait_for_attempts(1);
-    std::thread::sleep(Duration::from_millis(200));
-    kill(child);
-    add_cleo(&csv);
-    case.cli(&sb, ALICE, &sync).args(more).expect_code(0);
-    std::thread::sleep(Duration::from_secs(4));
-    let counts = per_number(&leads(&sb, ALICE));
-    assert_eq!(counts.len(), 3, "{counts:?}");
-    assert!(counts.values().all(|n| *n == 1), "a row sent twice: {counts:?}");
+    let (case, sb, args) = killed_sync_then_a_grown_sheet();
+    case.cli(&sb, ALICE, &args.iter().map(String::as_str).collect::<Vec<_>>()).expect_code(0);
+    each_number_once_after_late_commits(&sb);
 }
 
 /// Scenario 6, once more: the `sync` that took over the doubts is itself killed while it waits
@@ -415,26 +402,51 @@ fn sync_carries_the_doubts_of_a_killed_run_into_a_grown_sheet() {
 /// row by its key (its journal holds no attempt line for them), never by content.
 #[test]
 fn doubts_taken_over_by_a_killed_sync_are_still_settled_by_key() {
-    let mut case = Case::new();
-    let csv = case.anna_and_ben();
-    let slow = Faults { slow_commit_rate: 1.0, stall: Duration::from_secs(3), ..Faults::default() };
-    let sb = case.service(slow);
-    let sync = ["sync", csv.to_str().unwrap(), "--allow-duplicates", "--rate", "0"];
-    let more = ["--timeout", "2", "--concurrency", "1", "--max-retries", "2"];
-    let args = [&sync[..], &more[..]].concat();
-    let child = case.spawn(&sb, &args);
-    case.wait_for_attempts(1);
-    std::thread::sleep(Duration::from_millis(200));
-    kill(child);
-    add_cleo(&csv);
+    let (case, sb, args) = killed_sync_then_a_grown_sheet();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let child = case.spawn(&sb, &args);
     std::thread::sleep(Duration::from_millis(1_500));
     kill(child);
     let carried = case.journal_lines().iter().filter(|l| l.contains("\"carried\"")).count();
     assert!(carried > 0, "the second sync took the doubts over before it was killed");
-    case.cli(&sb, ALICE, &sync).args(more).expect_code(0);
+    case.cli(&sb, ALICE, &args).expect_code(0);
+    each_number_once_after_late_commits(&sb);
+}
+
+/// A `sync` of Anna and Ben against a service whose writes commit 3 s late, killed with its
+/// first write in doubt; then Cleo is added to the sheet. Returns the sync's arguments.
+fn killed_sync_then_a_grown_sheet() -> (Case, TestSandbox, Vec<String>) {
+    let mut case = Case::new();
+    let csv = case.anna_and_ben();
+    let slow = Faults { slow_commit_rate: 1.0, stall: Duration::from_secs(3), ..Faults::default() };
+    let sb = case.service(slow);
+    let args: Vec<String> = [
+        "sync",
+        csv.to_str().unwrap(),
+        "--allow-duplicates",
+        "--rate",
+        "0",
+        "--timeout",
+        "2",
+        "--concurrency",
+        "1",
+        "--max-retries",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = case.spawn(&sb, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    case.wait_for_attempts(1);
+    std::thread::sleep(Duration::from_millis(200));
+    kill(child);
+    add_cleo(&csv);
+    (case, sb, args)
+}
+
+/// Once any late commit has landed, each of the three numbers is on the service once.
+fn each_number_once_after_late_commits(sb: &TestSandbox) {
     std::thread::sleep(Duration::from_secs(4));
-    let counts = per_number(&leads(&sb, ALICE));
+    let counts = per_number(&leads(sb, ALICE));
     assert_eq!(counts.len(), 3, "{counts:?}");
     assert!(counts.values().all(|n| *n == 1), "a row sent twice: {counts:?}");
 }

@@ -638,7 +638,8 @@ fn sigterm_stops_a_sync_gracefully_with_its_summary_and_report() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(143), "{err}");
     assert!(err.contains("stopping (SIGTERM)"), "{err}");
-    assert!(err.contains("rows:") || err.contains("rows read"), "a summary: {err}");
+    // The summary's lines, not the progress lines ("N rows read · …") written while it ran.
+    assert!(err.contains(" rows: ") && err.contains("interrupted: "), "a summary: {err}");
     let written = json(&std::fs::read_to_string(&report).unwrap());
     assert_eq!(written["run"]["interrupted"], true, "the report says it is partial");
     sb.cli(ALICE)

@@ -22,7 +22,9 @@ use crate::journal::{self, JournalError, OnChange, Reading, RunHeader, RunLock};
 use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
 use crate::phone::{PhoneError, PhoneParser};
 use crate::progress::{self, Display, Progress};
-use crate::push::{CollectError, Collector, LeadIndex, PushConfig, PushSummary, SendPlan};
+use crate::push::{
+    CollectError, Collector, LeadIndex, PushConfig, PushSummary, SendPlan, SkipPreview,
+};
 use crate::report::{self, ReportError, Reports, RowReport, RunInfo};
 use crate::source::{Record, SheetSelector, Source, SourceError, SourceOptions};
 use crate::validate::{CampaignBook, Campaigns, Checked, Deduper, RowChecker};
@@ -53,6 +55,8 @@ pub struct ImportOptions {
     pub countries: Option<Vec<String>>,
     /// Validate without the service: campaigns are not checked.
     pub offline: bool,
+    /// A dry run shows what `--skip-existing` would skip (it reads the service's lead list).
+    pub preview_skips: bool,
     pub allow_duplicates: bool,
     pub dry_run: bool,
     pub reports: Vec<PathBuf>,
@@ -217,7 +221,15 @@ pub async fn import(
             let (reports, summary, journal) = collector.run(rows_rx, stop.clone()).await?;
             (reports, Some((summary, journal)))
         }
-        None => (write_all(rows_rx, reports).await?, None),
+        None => {
+            let mut preview = match (opts.preview_skips && !opts.offline, client) {
+                (true, Some(client)) => {
+                    Some(skip_preview(opts, client, run.sheet.as_deref()).await?)
+                }
+                _ => None,
+            };
+            (write_all(rows_rx, reports, preview.as_mut()).await?, None)
+        }
     };
     let (blank_rows, stream_result) = stages.await.expect("the row stages do not panic")?;
     run.blank_rows = blank_rows;
@@ -254,13 +266,28 @@ pub async fn import(
 async fn write_all(
     mut rows: mpsc::Receiver<Vec<RowReport>>,
     mut reports: Reports,
+    mut preview: Option<&mut SkipPreview>,
 ) -> Result<Reports, PipelineError> {
     while let Some(batch) = rows.recv().await {
-        for row in &batch {
-            reports.write_row(row)?;
+        for mut row in batch {
+            if let Some(preview) = preview.as_deref_mut() {
+                preview.judge(&mut row);
+            }
+            reports.write_row(&row)?;
         }
     }
     Ok(reports)
+}
+
+/// A dry run with `--skip-existing`: the service's leads, to show which rows a real run skips.
+async fn skip_preview(
+    opts: &ImportOptions,
+    client: &Client,
+    sheet: Option<&str>,
+) -> Result<SkipPreview, PipelineError> {
+    let index = LeadIndex::load(client).await.map_err(PipelineError::Leads)?;
+    let location = absolute_location(&opts.location);
+    Ok(SkipPreview::new(index, &location, sheet, lead_key(opts), opts.allow_duplicates))
 }
 
 /// Before the first row is sent: the run's lock, then the service's leads (for

@@ -11,6 +11,7 @@ mod collector;
 mod doubt;
 mod held_back;
 pub mod key;
+mod preview;
 mod reconcile;
 mod resolve;
 mod throttle;
@@ -24,6 +25,7 @@ use tokio::task::JoinSet;
 
 pub use collector::{CollectError, Collector, PushSummary, SendPlan};
 pub use doubt::{now_ms, window as doubt_window};
+pub use preview::SkipPreview;
 pub use reconcile::{LeadIndex, RowId};
 pub use throttle::Throttle;
 

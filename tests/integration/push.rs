@@ -697,3 +697,40 @@ fn rows_a_stopped_run_did_not_get_to_are_not_sent_yet_never_failed() {
     run.cli(&sb, &[]).expect_code(3);
     assert_exactly_once(&sb, 120, false);
 }
+
+/// A dry run with `--skip-existing` previews the skips (issue 25, item 7): rows already on the
+/// service are reported skipped, as the real run reports them, not "valid".
+#[test]
+fn a_dry_run_with_skip_existing_shows_what_a_real_run_skips() {
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    let csv = write(
+        dir,
+        "leads.csv",
+        "Name,Telefon,Kampagne\nA,0151 81000001,Spring Outreach\nB,0151 81000002,Spring Outreach\n",
+    );
+    let import = |extra: &[&str]| {
+        sb.cli(ALICE)
+            .env("LEADSYNC_STATE_DIR", dir.join("state"))
+            .args(["import", csv.to_str().unwrap(), "--rate", "0"])
+            .args(extra)
+    };
+    import(&[]).ok();
+    std::fs::write(
+        &csv,
+        std::fs::read_to_string(&csv).unwrap() + "C,0151 81000003,Spring Outreach\n",
+    )
+    .unwrap();
+    let report = dir.join("preview.json");
+    let (_, err) =
+        import(&["--dry-run", "--skip-existing", "--report", report.to_str().unwrap()]).ok();
+    assert!(err.contains("3 rows: 1 valid, 2 skipped (already on the service)"), "{err}");
+    let preview = json(&std::fs::read_to_string(&report).unwrap());
+    assert_eq!(summary_count(&preview, "skipped_existing"), 2);
+    assert_eq!(summary_count(&preview, "valid"), 1);
+    let (_, err) = import(&["--skip-existing"]).ok();
+    assert!(
+        err.contains("1 created, 2 skipped (already on the service)"),
+        "the real run agrees: {err}"
+    );
+}

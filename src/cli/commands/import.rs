@@ -139,7 +139,10 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
     let push = push.transpose()?;
     let display = display(config, false);
     let started = std::time::Instant::now();
-    let result = execute(&args.source, config, args.offline, dry_run, push, display).await?;
+    let preview_skips = dry_run && args.skip_existing;
+    let result =
+        execute(&args.source, config, args.offline, (dry_run, preview_skips), push, display)
+            .await?;
     let outcome = print_result(&result, config)?;
     write_summary(&args.source, "import", &result, outcome, started)?;
     Ok(outcome)
@@ -191,7 +194,7 @@ pub async fn execute(
     source: &SourceArgs,
     config: &Config,
     offline: bool,
-    dry_run: bool,
+    (dry_run, preview_skips): (bool, bool),
     push: Option<PushOptions>,
     display: Display,
 ) -> anyhow::Result<ImportResult> {
@@ -224,6 +227,7 @@ pub async fn execute(
         suppress: source.suppress.clone(),
         countries: source.countries.clone(),
         offline,
+        preview_skips,
         allow_duplicates: source.allow_duplicates,
         dry_run,
         reports: source.report.clone(),

@@ -1,0 +1,61 @@
+//! What `--skip-existing` would skip, shown by a dry run: each valid row whose lead is on the
+//! service already (by its own key, else as `--skip-existing` finds it) is reported as
+//! skipped, so "561 valid" no longer stands for 561 rows that a real run would not send.
+
+use super::collector::job_for;
+use super::content_fingerprint;
+use super::key::RowKeys;
+use super::reconcile::{LeadIndex, RowId};
+use crate::row::{Issue, IssueCode, RowReport, RowStatus};
+
+/// Judges rows in file order against the service's lead list, read once.
+pub struct SkipPreview {
+    index: LeadIndex,
+    keys: RowKeys,
+    lead_key: bool,
+    allow_duplicates: bool,
+}
+
+impl SkipPreview {
+    /// `location` is the source's canonical path or URL: a row's key is made of it.
+    pub fn new(
+        index: LeadIndex,
+        location: &str,
+        sheet: Option<&str>,
+        lead_key: bool,
+        allow_duplicates: bool,
+    ) -> SkipPreview {
+        SkipPreview { index, keys: RowKeys::new(location, sheet), lead_key, allow_duplicates }
+    }
+
+    /// Marks `row` skipped when a real run would skip it. Every row with a number and a
+    /// campaign is counted for the keys, as a real run counts them.
+    pub fn judge(&mut self, row: &mut RowReport) {
+        if row.phone.is_none() || row.campaign_id.is_none() {
+            return;
+        }
+        let fp = content_fingerprint(&job_for(row, self.allow_duplicates, None).lead);
+        let key = self.keys.next(fp);
+        if row.status != RowStatus::Valid {
+            return;
+        }
+        let id = if self.lead_key { RowId::Keyed(key) } else { RowId::Content };
+        let found = self.index.existing(
+            row.campaign_id.unwrap_or_default(),
+            row.phone.as_deref().unwrap_or_default(),
+            id,
+            &row.variables,
+            self.allow_duplicates,
+            self.index.max_id(),
+        );
+        if let Some(lead) = found {
+            row.status = RowStatus::Skipped;
+            let text = format!("already on the service as lead {lead}: a real run skips it");
+            row.warnings.push(Issue::new(
+                IssueCode::AlreadyExists,
+                Some("phone_number".into()),
+                text,
+            ));
+        }
+    }
+}

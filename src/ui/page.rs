@@ -113,6 +113,15 @@ pub(super) fn not_found(view: View) -> Response {
 }
 
 /// An error box that screen readers announce.
+/// A step asked for a source this server does not know (an old link, a restart): 404, with a
+/// way back to choose a file.
+pub(super) fn unknown_source(view: &View, service: &str, step: Step, title: &str) -> Response {
+    let t = view.text();
+    let body =
+        format!("{}<p><a href=\"/\">{}</a></p>", error_box(t, t.unknown_source), Esc(t.other_file));
+    page(view, service, step, title, &body, StatusCode::NOT_FOUND)
+}
+
 pub(super) fn error_box(t: &Text, message: &str) -> String {
     format!(
         "<div class=\"error\" role=\"alert\"><strong>{}:</strong> {}</div>",

@@ -508,3 +508,24 @@ fn suppressing_a_created_rows_secondary_number_is_a_warning() {
     assert!(anna.to_string().contains("already created the lead"), "{anna}");
     assert_eq!(leads(&sb, ALICE).len(), 2);
 }
+
+/// Under `sync`, a row a suppression list now names, whose lead an earlier version of the sheet
+/// created, is reported as created with "remove it on the service", not as "not called" while
+/// its lead waits to be called (found by the simulation, seed 30259).
+#[test]
+fn a_suppressed_row_an_earlier_sheet_created_is_reported_created() {
+    let mut case = Case::new();
+    let csv = case.anna_and_ben();
+    let sb = case.service(Faults::default());
+    let report = case.path("report.json");
+    let sync = ["sync", csv.to_str().unwrap(), "--rate", "0", "--report", report.to_str().unwrap()];
+    case.cli(&sb, ALICE, &sync).ok();
+    add_cleo(&csv);
+    let suppress = write(case.dir.path(), "dnc.csv", "Telefon\n0151 12345678\n");
+    case.cli(&sb, ALICE, &sync).args(["--suppress", suppress.to_str().unwrap()]).ok();
+    let anna = report_row(&report, 2);
+    assert_eq!(anna["status"], "created", "{anna}");
+    assert!(anna["lead_id"].as_u64().is_some(), "{anna}");
+    assert!(anna.to_string().contains("remove it on the service"), "{anna}");
+    assert_eq!(leads(&sb, ALICE).len(), 3, "Cleo sent, nothing sent twice");
+}

@@ -15,7 +15,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// An offline dry run of `file` into a JSON report; returns (report, stderr).
-fn dry_run(file: &Path, extra: &[&str], code: i32) -> (Value, String) {
+pub(crate) fn dry_run(file: &Path, extra: &[&str], code: i32) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
     let (_, err) = Cli::new()

@@ -1,25 +1,8 @@
 //! Reading fidelity through the real binary: what the person is told about how a file was
 //! read, in the terminal summary and the reports.
 
-use std::path::Path;
-
-use serde_json::Value;
-
-use crate::support::{Cli, json, write};
-
-/// An offline dry run of `file` into a JSON report; returns (report, stderr).
-fn dry_run(file: &Path, extra: &[&str], code: i32) -> (Value, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let (_, err) = Cli::new()
-        .args(["import"])
-        .args([file])
-        .args(["--offline", "--campaign", "1", "--report"])
-        .args([&report])
-        .args(extra)
-        .expect_code(code);
-    (json(&std::fs::read_to_string(&report).unwrap()), err)
-}
+use crate::import::dry_run;
+use crate::support::{Cli, write};
 
 #[test]
 fn rows_skipped_above_the_header_are_named_in_the_summary_and_the_report() {

@@ -66,7 +66,8 @@ pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
     if !args.no_open {
         open_browser(ui.url());
     }
-    stop_requested().await;
+    // Ctrl-C or SIGTERM, as every command listens for them.
+    crate::cli::exit::next_signal().await;
     ui.shutdown().await;
     if let Some(session) = session {
         session.close().await;
@@ -98,28 +99,5 @@ fn open_browser(url: &str) {
             let _ = std::thread::spawn(move || child.wait());
         }
         Err(error) => tracing::info!("no browser opened: {error}"),
-    }
-}
-
-/// Ctrl-C, or SIGTERM on Unix.
-async fn stop_requested() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
     }
 }

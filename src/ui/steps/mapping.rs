@@ -24,19 +24,7 @@ pub(in super::super) async fn show(
     let label = app.service.label(t);
     let back = back_link(&id, &choice, t);
     let Some(chosen) = app.sources.get(&id) else {
-        let body = format!(
-            "{}<p><a href=\"/\">{}</a></p>",
-            page::error_box(t, t.unknown_source),
-            Esc(t.other_file)
-        );
-        return page::page(
-            &view,
-            label,
-            Step::Mapping,
-            t.mapping_title,
-            &body,
-            StatusCode::NOT_FOUND,
-        );
+        return page::unknown_source(&view, label, Step::Mapping, t.mapping_title);
     };
     let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
         Ok(preview) => preview,

@@ -25,19 +25,7 @@ pub(in super::super) async fn show(
     let t = view.text();
     let label = app.service.label(t);
     let Some(chosen) = app.sources.get(&id) else {
-        let body = format!(
-            "{}<p><a href=\"/\">{}</a></p>",
-            page::error_box(t, t.unknown_source),
-            Esc(t.other_file)
-        );
-        return page::page(
-            &view,
-            label,
-            Step::Reading,
-            t.reading_title,
-            &body,
-            StatusCode::NOT_FOUND,
-        );
+        return page::unknown_source(&view, label, Step::Reading, t.reading_title);
     };
     let wanted = Wanted { rows: PREVIEW_ROWS, above: true };
     let (body, status) = match preview(&chosen, &choice, wanted, t).await {

@@ -565,8 +565,19 @@ pub fn source_options(
         encoding: opts.encoding.clone().or_else(|| mapping.and_then(|m| m.encoding.clone())),
         sheet,
         header_row: opts.header_row.or_else(|| mapping.and_then(|m| m.header_row)),
-        region: opts.region.clone().or_else(|| mapping.and_then(|m| m.region.clone())),
+        region: Some(encoding_hint_region(opts, mapping)),
     })
+}
+
+/// The region whose top-level domain helps guess a legacy CSV encoding: the one national
+/// numbers are read in, so a sheet from nowhere in particular is guessed as a German one
+/// (`£` as Windows-1252, not 1250), and a country's name (`Österreich`) counts as its code.
+fn encoding_hint_region(opts: &ImportOptions, mapping: Option<&MappingFile>) -> String {
+    let asked = opts.region.clone().or_else(|| mapping.and_then(|m| m.region.clone()));
+    match asked {
+        Some(asked) => crate::phone::region_of(&asked).unwrap_or(asked),
+        None => crate::mapping::DEFAULT_REGION.to_string(),
+    }
 }
 
 /// The mapping's guards with the command line's on top: `--suppress` adds lists, `--countries`

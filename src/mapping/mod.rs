@@ -19,6 +19,10 @@ pub use template::render_template;
 
 use crate::row::{Variables, intern};
 
+/// The region national numbers are read in when neither the command line, the profile nor
+/// the mapping names one: the first users' sheets are German.
+pub const DEFAULT_REGION: &str = "DE";
+
 /// A mapping resolved against one source's headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -143,7 +147,7 @@ impl MappingFile {
         // A country is asked for here as in a country column: `DE`, `Deutschland`, `Schweiz`.
         let region = match self.region.as_deref() {
             Some(asked) => crate::phone::region_of(asked).unwrap_or_else(|| asked.to_string()),
-            None => "DE".to_string(),
+            None => DEFAULT_REGION.to_string(),
         };
         Ok(Plan { phone, campaign, variables, constants, contacts, region })
     }

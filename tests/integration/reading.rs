@@ -32,6 +32,18 @@ fn a_guessed_encoding_uses_the_region_and_says_how_to_override_it() {
     assert_eq!(report["rows"][0]["variables"]["notes"], "paid \u{a3}1.00", "{report}");
 }
 
+/// With no region given, the default region (the one national numbers are read in) is the
+/// hint: without one, chardetng took this file for Windows-1250 and `£1.00` became `Ł1.00`.
+#[test]
+fn a_legacy_encoding_is_guessed_with_the_default_region_when_none_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pounds.csv");
+    std::fs::write(&file, b"Name,Phone,Notes\nAnna,+44 20 7946 0958,paid \xA31.00\n").unwrap();
+    let (report, err) = dry_run(&file, &[], 0);
+    assert!(err.contains("guessed as windows-1252 for a file from DE"), "{err}");
+    assert_eq!(report["rows"][0]["variables"]["notes"], "paid \u{a3}1.00", "{report}");
+}
+
 #[test]
 fn headers_with_line_breaks_are_quoted_in_the_no_phone_column_error() {
     let dir = tempfile::tempdir().unwrap();

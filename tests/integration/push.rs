@@ -326,7 +326,10 @@ fn ctrl_c_drains_writes_and_the_rerun_finishes() {
     });
     let run = Run::new(&sb, 150, false);
     let child = run.spawn(&sb, &["--concurrency", "2"]);
-    std::thread::sleep(Duration::from_millis(600));
+    // Interrupt once sending is under way, not after a fixed time: on a loaded machine the
+    // start-up alone took longer than 600 ms, and a signal before the run listens for it ends
+    // (or, where the parent ignores SIGINT, misses) a run that has not begun.
+    assert!(wait_for_attempts(&run.dir.join("state"), 10) >= 10, "the run never started sending");
     interrupt(&child);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));

@@ -14,6 +14,7 @@ mod json;
 mod json_row;
 pub mod problems;
 pub mod model;
+pub mod rows_db;
 mod run_summary;
 mod staged;
 mod terminal;
@@ -48,6 +49,8 @@ pub enum ReportFormat {
     Html,
     /// The fix file for Excel.
     Xlsx,
+    /// Every row in SQLite, to page through (`rows_db`).
+    Sqlite,
 }
 
 impl ReportFormat {
@@ -63,6 +66,7 @@ impl ReportFormat {
             "csv" => Ok(ReportFormat::Csv),
             "html" | "htm" => Ok(ReportFormat::Html),
             "xlsx" => Ok(ReportFormat::Xlsx),
+            "sqlite" => Ok(ReportFormat::Sqlite),
             _ => Err(ReportError::UnknownFormat {
                 path: path.to_path_buf(),
                 extension: extension.into_owned(),
@@ -82,6 +86,7 @@ pub fn create_writer(
         ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
         ReportFormat::Html => Box::new(html::HtmlWriter::create(path, run_headers)?),
         ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers)?),
+        ReportFormat::Sqlite => Box::new(rows_db::RowsDbWriter::create(path)?),
     })
 }
 

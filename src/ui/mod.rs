@@ -24,6 +24,7 @@ mod guard;
 mod headers;
 mod lang;
 mod page;
+mod runs;
 mod sources;
 mod steps;
 mod text;
@@ -46,7 +47,9 @@ use crate::source::MAX_DOWNLOAD_BYTES;
 pub use error::UiError;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 
+use crate::push::PushConfig;
 use guard::{Guard, SECRET_PARAM, Secret};
+use runs::Runs;
 use sources::Sources;
 
 /// How long a stop waits for requests in flight.
@@ -66,6 +69,8 @@ pub struct UiConfig {
     /// The largest upload accepted: the CLI's download limit, so a file is refused the same
     /// whether it comes by URL or from the browser.
     pub max_upload_bytes: u64,
+    /// How a send from the page sends: the rate and concurrency `leadsync ui` was given.
+    pub push: PushConfig,
 }
 
 impl UiConfig {
@@ -77,6 +82,7 @@ impl UiConfig {
             state_dir,
             client: None,
             max_upload_bytes: MAX_DOWNLOAD_BYTES,
+            push: PushConfig::default(),
         }
     }
 }
@@ -85,11 +91,13 @@ impl UiConfig {
 #[derive(Clone)]
 struct App {
     sources: Arc<Sources>,
-    /// Kept for the steps that talk to the service; the token never leaves it.
-    #[allow(dead_code)]
+    /// For the steps that talk to the service; the token never leaves it.
     client: Option<Client>,
     service: Service,
     max_upload_bytes: u64,
+    runs: Arc<Runs>,
+    push: PushConfig,
+    state_dir: PathBuf,
 }
 
 /// A running UI. Dropping it stops the server too, without waiting.
@@ -99,6 +107,7 @@ pub struct Ui {
     url: String,
     stop: watch::Sender<bool>,
     server: JoinHandle<()>,
+    runs: Arc<Runs>,
 }
 
 impl Ui {
@@ -123,7 +132,11 @@ impl Ui {
             client: config.client,
             service,
             max_upload_bytes: config.max_upload_bytes,
+            runs: Arc::new(Runs::new(&config.state_dir)),
+            push: config.push,
+            state_dir: config.state_dir,
         };
+        let runs = app.runs.clone();
         let router = router(app, guard);
         let (stop, mut stopping) = watch::channel(false);
         let server = tokio::spawn(async move {
@@ -136,7 +149,7 @@ impl Ui {
             }
         });
         tracing::info!(%addr, "ui listening");
-        Ok(Ui { addr, url, stop, server })
+        Ok(Ui { addr, url, stop, server, runs })
     }
 
     /// The address to open, with the secret: print it once, to the person who started the UI.
@@ -147,6 +160,8 @@ impl Ui {
     /// Stops accepting and lets requests in flight finish, for a few seconds at most: an upload
     /// still coming in must not keep Ctrl-C from stopping the server.
     pub async fn shutdown(self) {
+        // A send under way stops as the CLI's does on Ctrl-C: its journal resumes it.
+        self.runs.stop_all();
         let _ = self.stop.send(true);
         let mut server = self.server;
         if tokio::time::timeout(DRAIN_LIMIT, &mut server).await.is_err() {
@@ -175,6 +190,11 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/source/location", post(steps::source::location))
         .route("/reading/{id}", get(steps::reading::show))
         .route("/mapping/{id}", get(steps::mapping::show))
+        .route("/check/{id}", post(steps::check::start_check))
+        .route("/send/{run}", post(steps::check::start_send))
+        .route("/run/{run}", get(steps::check::show))
+        .route("/run/{run}/stop", post(steps::check::stop))
+        .route("/run/{run}/files/{name}", get(steps::check::file))
         .route("/assets/ui.css", get(assets::css))
         .route("/assets/ui.js", get(assets::js))
         .fallback(|view: page::View| async move { page::not_found(view) })

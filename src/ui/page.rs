@@ -22,6 +22,9 @@ pub(super) enum Step {
     Source,
     Reading,
     Mapping,
+    Check,
+    Send,
+    Results,
 }
 
 impl Step {
@@ -30,6 +33,9 @@ impl Step {
             Step::Source => 0,
             Step::Reading => 1,
             Step::Mapping => 2,
+            Step::Check => 3,
+            Step::Send => 4,
+            Step::Results => 5,
         }
     }
 }

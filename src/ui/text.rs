@@ -81,6 +81,53 @@ pub struct Text {
     pub no_phone_column: &'static str,
     pub back_reading: &'static str,
     pub next_later: &'static str,
+    pub check_legend: &'static str,
+    pub campaign_label: &'static str,
+    pub campaign_hint: &'static str,
+    pub campaign_from_column: fn(&str) -> String,
+    pub region_label: &'static str,
+    pub region_hint: &'static str,
+    pub check_button: &'static str,
+    pub checking: &'static str,
+
+    pub check_title: &'static str,
+    pub send_title: &'static str,
+    pub results_title: &'static str,
+    pub rows_so_far: fn(u64) -> String,
+    pub refresh: &'static str,
+    pub run_failed: &'static str,
+    pub counts: &'static str,
+    /// A row status as the JSON report spells it, in words.
+    pub status_name: fn(&str) -> &'static str,
+    pub reasons_title: &'static str,
+    pub reason: &'static str,
+    pub rows_count: &'static str,
+    pub what_to_do: &'static str,
+    pub rows_title: &'static str,
+    pub status: &'static str,
+    pub all_statuses: &'static str,
+    pub all_reasons: &'static str,
+    pub search: &'static str,
+    pub show: &'static str,
+    pub next_rows: &'static str,
+    pub first_rows_link: &'static str,
+    pub no_rows_match: &'static str,
+    pub number: &'static str,
+    pub variables: &'static str,
+    pub problems: &'static str,
+    pub downloads: &'static str,
+    pub download_names: [&'static str; 3],
+    pub send_legend: &'static str,
+    pub send_plan: fn(u64, &str, f64) -> String,
+    pub send_button: fn(u64) -> String,
+    pub nothing_to_send: &'static str,
+    pub no_service_to_send: &'static str,
+    pub stop_button: &'static str,
+    pub stopping: &'static str,
+    pub stopped: &'static str,
+    pub send_rest: &'static str,
+    pub journal_note: fn(&str) -> String,
+    pub back_mapping: &'static str,
 
     pub not_found: &'static str,
     pub refused_title: &'static str,
@@ -168,8 +215,71 @@ pub const EN: Text = Text {
     role_ignored: "Not used",
     no_phone_column: "No column looks like a phone number.",
     back_reading: "Back to how the sheet is read",
-    next_later: "Checking and sending come in a later version of this page; until then, \
-                 `leadsync import` does both.",
+    next_later: "Check every row before anything is sent: the next step shows what would be \
+                 sent and what is wrong.",
+    check_legend: "Check every row",
+    campaign_label: "Campaign",
+    campaign_hint: "The campaign every lead goes into.",
+    campaign_from_column: |column| format!("From the column `{column}`, row by row"),
+    region_label: "Country of numbers written without a country code",
+    region_hint: "A country code (DE, AT, CH) or a country's name.",
+    check_button: "Check all rows",
+    checking: "Checking…",
+
+    check_title: "Check",
+    send_title: "Sending",
+    results_title: "Results",
+    rows_so_far: |n| format!("{n} rows so far. This page updates itself."),
+    refresh: "Refresh",
+    run_failed: "The run stopped with an error",
+    counts: "Counts",
+    status_name: |status| match status {
+        "valid" => "ready to send",
+        "created" => "sent",
+        "rejected" => "need fixing",
+        "duplicate" => "duplicates",
+        "skipped" => "skipped",
+        "failed" => "failed",
+        "not_sent" => "not sent yet",
+        _ => "rows",
+    },
+    reasons_title: "Why rows are not sent",
+    reason: "Reason",
+    rows_count: "Rows",
+    what_to_do: "What to do",
+    rows_title: "The rows",
+    status: "Status",
+    all_statuses: "every status",
+    all_reasons: "every reason",
+    search: "Search (number, name, any cell)",
+    show: "Show",
+    next_rows: "Next rows",
+    first_rows_link: "First rows",
+    no_rows_match: "No row matches.",
+    number: "Number",
+    variables: "Variables",
+    problems: "Problems",
+    downloads: "Reports to download",
+    download_names: ["The report (HTML)", "The report (JSON)", "The fix file for Excel"],
+    send_legend: "Send",
+    send_plan: |n, service, rate| {
+        format!(
+            "{n} leads to {service}, at {rate} per second: about {}.",
+            duration(n, rate, "s", "min")
+        )
+    },
+    send_button: |n| format!("Send {n} leads"),
+    nothing_to_send: "No row can be sent: fix the rows above first.",
+    no_service_to_send: "No service is set up, so nothing can be sent. Start `leadsync ui \
+                         --sandbox` to try it, or set `LEADSYNC_BASE_URL` and a token.",
+    stop_button: "Stop sending",
+    stopping: "Stopping: the requests under way finish first.",
+    stopped: "Stopped before the end: the rows not sent yet go out when you send again.",
+    send_rest: "Send the rest",
+    journal_note: |path| {
+        format!("`leadsync import` with the same file resumes this run too. Its journal: {path}")
+    },
+    back_mapping: "Back to the columns",
 
     not_found: "There is no such page.",
     refused_title: "Not allowed",
@@ -259,8 +369,74 @@ pub const DE: Text = Text {
     role_ignored: "Nicht verwendet",
     no_phone_column: "Keine Spalte sieht nach einer Telefonnummer aus.",
     back_reading: "Zurück zum Einlesen",
-    next_later: "Prüfen und Senden kommen in einer späteren Version dieser Seite; bis dahin \
-                 erledigt `leadsync import` beides.",
+    next_later: "Prüfen Sie jede Zeile, bevor etwas gesendet wird: Der nächste Schritt zeigt, \
+                 was gesendet würde und was nicht stimmt.",
+    check_legend: "Jede Zeile prüfen",
+    campaign_label: "Kampagne",
+    campaign_hint: "Die Kampagne, in die jeder Lead kommt.",
+    campaign_from_column: |column| format!("Aus der Spalte `{column}`, Zeile für Zeile"),
+    region_label: "Land von Nummern ohne Ländervorwahl",
+    region_hint: "Ein Ländercode (DE, AT, CH) oder der Name eines Landes.",
+    check_button: "Alle Zeilen prüfen",
+    checking: "Wird geprüft…",
+
+    check_title: "Prüfung",
+    send_title: "Senden",
+    results_title: "Ergebnis",
+    rows_so_far: |n| format!("Bisher {n} Zeilen. Diese Seite aktualisiert sich selbst."),
+    refresh: "Aktualisieren",
+    run_failed: "Der Lauf brach mit einem Fehler ab",
+    counts: "Zahlen",
+    status_name: |status| match status {
+        "valid" => "bereit zum Senden",
+        "created" => "gesendet",
+        "rejected" => "zu korrigieren",
+        "duplicate" => "Doppelte",
+        "skipped" => "übersprungen",
+        "failed" => "fehlgeschlagen",
+        "not_sent" => "noch nicht gesendet",
+        _ => "Zeilen",
+    },
+    reasons_title: "Warum Zeilen nicht gesendet werden",
+    reason: "Grund",
+    rows_count: "Zeilen",
+    what_to_do: "Was zu tun ist",
+    rows_title: "Die Zeilen",
+    status: "Status",
+    all_statuses: "jeder Status",
+    all_reasons: "jeder Grund",
+    search: "Suche (Nummer, Name, jede Zelle)",
+    show: "Anzeigen",
+    next_rows: "Nächste Zeilen",
+    first_rows_link: "Erste Zeilen",
+    no_rows_match: "Keine Zeile passt.",
+    number: "Nummer",
+    variables: "Variablen",
+    problems: "Probleme",
+    downloads: "Berichte zum Herunterladen",
+    download_names: ["Der Bericht (HTML)", "Der Bericht (JSON)", "Die Korrekturdatei für Excel"],
+    send_legend: "Senden",
+    send_plan: |n, service, rate| {
+        format!(
+            "{n} Leads an {service}, {rate} pro Sekunde: etwa {}.",
+            duration(n, rate, "s", "min")
+        )
+    },
+    send_button: |n| format!("{n} Leads senden"),
+    nothing_to_send: "Keine Zeile kann gesendet werden: Korrigieren Sie zuerst die Zeilen oben.",
+    no_service_to_send: "Kein Dienst eingerichtet, also kann nichts gesendet werden. Starten Sie \
+                         `leadsync ui --sandbox` zum Ausprobieren, oder setzen Sie \
+                         `LEADSYNC_BASE_URL` und einen Token.",
+    stop_button: "Senden anhalten",
+    stopping: "Wird angehalten: Laufende Anfragen werden noch beendet.",
+    stopped: "Vor dem Ende angehalten: Die noch nicht gesendeten Zeilen gehen beim nächsten Senden raus.",
+    send_rest: "Den Rest senden",
+    journal_note: |path| {
+        format!(
+            "`leadsync import` mit derselben Datei setzt diesen Lauf ebenfalls fort. Sein Journal: {path}"
+        )
+    },
+    back_mapping: "Zurück zu den Spalten",
 
     not_found: "Diese Seite gibt es nicht.",
     refused_title: "Nicht erlaubt",
@@ -269,3 +445,15 @@ pub const DE: Text = Text {
     refused_host: "Diese Seite antwortet nur unter der Adresse, unter der sie gestartet wurde.",
     refused_origin: "Die Anfrage kam von einer anderen Seite oder sagte nicht, woher sie kam.",
 };
+
+/// About how long `n` sends take at `rate` per second, in seconds or minutes.
+fn duration(n: u64, rate: f64, seconds: &str, minutes: &str) -> String {
+    if rate <= 0.0 {
+        return format!("1 {seconds}");
+    }
+    let secs = (n as f64 / rate).ceil() as u64;
+    match secs {
+        0..=90 => format!("{} {seconds}", secs.max(1)),
+        _ => format!("{} {minutes}", secs.div_ceil(60)),
+    }
+}

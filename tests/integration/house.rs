@@ -35,7 +35,7 @@ fn crate_paths(text: &str, modules: &[String], depth: usize) -> Vec<(usize, Stri
     let mut found = Vec::new();
     let mut named = |at: usize, rest: &str| {
         for name in names_at(rest) {
-            if modules.iter().any(|m| *m == name) {
+            if modules.contains(&name) {
                 found.push((line_of(at), name));
             }
         }

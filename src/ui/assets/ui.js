@@ -13,3 +13,10 @@ document.addEventListener("submit", (event) => {
   }
   form.setAttribute("aria-busy", "true");
 });
+
+// A check or a send under way: look again shortly (the page has a Refresh link for those
+// without script). The server renders the new state; nothing is computed here.
+const refresh = document.querySelector("[data-refresh]");
+if (refresh) {
+  setTimeout(() => window.location.reload(), Number(refresh.dataset.refresh) || 1000);
+}

@@ -64,8 +64,94 @@ pub(in super::super) async fn show(
             Esc(value)
         );
     }
-    let _ = write!(body, "</tbody></table></div><p>{}</p>{back}", Esc(t.next_later));
+    let _ = write!(body, "</tbody></table></div><p>{}</p>", Esc(t.next_later));
+    let campaigns = campaign_names(&app).await;
+    body.push_str(&check_form(&id, &choice, mapping.campaign_column.as_deref(), &campaigns, t));
+    body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+}
+
+/// The account's campaigns, by id and name; none without a service or when it cannot be asked
+/// (the field then takes an id or name typed in, as `--campaign` does).
+async fn campaign_names(app: &App) -> Vec<(u64, String)> {
+    let Some(client) = &app.client else { return Vec::new() };
+    match client.list_campaigns().await {
+        Ok(campaigns) => campaigns.into_iter().map(|c| (c.id, c.name)).collect(),
+        Err(error) => {
+            tracing::info!("ui: the campaign list could not be read: {error}");
+            Vec::new()
+        }
+    }
+}
+
+/// The form that starts the check: the campaign (or the campaign column), the country of
+/// national numbers, and the reading choices carried along unchanged.
+fn check_form(
+    id: &str,
+    choice: &ReadingChoice,
+    campaign_column: Option<&str>,
+    campaigns: &[(u64, String)],
+    t: &Text,
+) -> String {
+    let mut form = format!(
+        "<form method=\"post\" action=\"/check/{}\" data-busy=\"{}\"><fieldset><legend>{}</legend>",
+        Esc(id),
+        Esc(t.checking),
+        Esc(t.check_legend)
+    );
+    for (name, value) in choice.fields() {
+        let _ = write!(form, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
+    }
+    let _ = write!(
+        form,
+        "<p><label for=\"campaign\">{}</label> <span class=\"hint\" id=\"campaign-hint\">{}</span><br>",
+        Esc(t.campaign_label),
+        Esc(t.campaign_hint)
+    );
+    match (campaigns.is_empty(), campaign_column) {
+        (true, Some(column)) => {
+            let _ = write!(
+                form,
+                "<select id=\"campaign\" name=\"campaign\" aria-describedby=\"campaign-hint\">\
+                 <option value=\"\">{}</option></select>",
+                Esc(&(t.campaign_from_column)(column))
+            );
+        }
+        (true, None) => form.push_str(
+            "<input id=\"campaign\" name=\"campaign\" required aria-describedby=\"campaign-hint\">",
+        ),
+        (false, _) => {
+            form.push_str(
+                "<select id=\"campaign\" name=\"campaign\" aria-describedby=\"campaign-hint\">",
+            );
+            if let Some(column) = campaign_column {
+                let _ = write!(
+                    form,
+                    "<option value=\"\">{}</option>",
+                    Esc(&(t.campaign_from_column)(column))
+                );
+            }
+            for (campaign_id, name) in campaigns {
+                let _ = write!(
+                    form,
+                    "<option value=\"{campaign_id}\">{} ({campaign_id})</option>",
+                    Esc(name)
+                );
+            }
+            form.push_str("</select>");
+        }
+    }
+    let _ = write!(
+        form,
+        "</p><p><label for=\"region\">{}</label> <span class=\"hint\" id=\"region-hint\">{}</span><br>\
+         <input id=\"region\" name=\"region\" value=\"{}\" aria-describedby=\"region-hint\"></p>\
+         <p><button type=\"submit\">{}</button></p></fieldset></form>",
+        Esc(t.region_label),
+        Esc(t.region_hint),
+        crate::mapping::DEFAULT_REGION,
+        Esc(t.check_button)
+    );
+    form
 }
 
 /// Each column's roles in words; `None` when no column can be the phone number.

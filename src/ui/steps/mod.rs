@@ -3,6 +3,7 @@
 //! address that can be reloaded or bookmarked) and the sheet opened with them, by the library,
 //! exactly as `leadsync import` opens it.
 
+pub(super) mod check;
 pub(super) mod mapping;
 pub(super) mod reading;
 pub(super) mod source;
@@ -45,6 +46,16 @@ impl ReadingChoice {
         ])
     }
 
+    /// The choices as form fields, for a form that carries them to the next step.
+    pub(super) fn fields(&self) -> [(&'static str, &str); 4] {
+        [
+            ("sheet", self.sheet.as_str()),
+            ("header_row", self.header_row.as_str()),
+            ("delimiter", self.delimiter.as_str()),
+            ("encoding", self.encoding.as_str()),
+        ]
+    }
+
     /// The same choices with another header row.
     pub(super) fn with_header_row(&self, row: u64) -> ReadingChoice {
         ReadingChoice { header_row: row.to_string(), ..self.clone() }
@@ -52,7 +63,11 @@ impl ReadingChoice {
 
     /// The choices as the import's options: what `--sheet`, `--header-row`, `--delimiter` and
     /// `--encoding` set on the command line.
-    fn import_options(&self, chosen: &Chosen, t: &Text) -> Result<ImportOptions, String> {
+    pub(super) fn import_options(
+        &self,
+        chosen: &Chosen,
+        t: &Text,
+    ) -> Result<ImportOptions, String> {
         let header_row = match self.header_row.trim() {
             "" => None,
             raw => Some(

@@ -4,6 +4,7 @@
 //! pages, `command` the binary, `browser` real Chromium.
 
 mod browser;
+mod flow;
 mod command;
 mod security;
 mod steps;

@@ -1,0 +1,302 @@
+//! The rows of a run in SQLite (`--report rows.sqlite`), and the pages read back from it: where
+//! the rows of a check live so that a front can show any page of them, filtered by status or
+//! reason and searched, without holding the sheet. `leadsync ui` pages its row table from here.
+//!
+//! A row is stored as the JSON report's row (the same bytes, `json_row`), beside the columns a
+//! page is filtered on. Reasons get a table of their own keyed by (code, row), so a page of one
+//! reason is an index range, not a scan. Pages are keyed by row number ("rows after N"), never
+//! by offset, so page 5,000 costs what page 1 does.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::error::ReportError;
+use super::model::{RowReport, RowStatus, RunInfo, Summary};
+use super::{ReportWriter, json_row, status_str};
+
+/// Rows per transaction: a reader sees the rows so far at this step, and a crash loses at most
+/// this many (the report is redone by the next check anyway).
+const ROWS_PER_COMMIT: u64 = 20_000;
+
+const SCHEMA: &str = "
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = OFF;
+    CREATE TABLE rows (
+        row INTEGER PRIMARY KEY,
+        status TEXT NOT NULL,
+        search TEXT NOT NULL,
+        json TEXT NOT NULL
+    );
+    CREATE TABLE reasons (
+        code TEXT NOT NULL,
+        row INTEGER NOT NULL,
+        PRIMARY KEY (code, row)
+    ) WITHOUT ROWID;
+    CREATE TABLE run (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+";
+
+/// Writes every row as it comes; the summary at `finish`.
+pub(super) struct RowsDbWriter {
+    path: PathBuf,
+    connection: Connection,
+    written: u64,
+    json: Vec<u8>,
+}
+
+impl RowsDbWriter {
+    /// Creates the file anew (an older one of the same name is replaced).
+    pub(super) fn create(path: &Path) -> Result<RowsDbWriter, ReportError> {
+        let fail = |e: rusqlite::Error| database_error(path, e);
+        for stale in [path.to_path_buf(), wal(path, "-wal"), wal(path, "-shm")] {
+            match std::fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(ReportError::Create { path: stale, source }),
+            }
+        }
+        let connection = Connection::open(path).map_err(fail)?;
+        connection.execute_batch(SCHEMA).map_err(fail)?;
+        connection.execute_batch("BEGIN").map_err(fail)?;
+        Ok(RowsDbWriter { path: path.to_path_buf(), connection, written: 0, json: Vec::new() })
+    }
+
+    fn insert(&mut self, row: &RowReport) -> rusqlite::Result<()> {
+        self.json.clear();
+        json_row::write_row(&mut self.json, row);
+        let json = std::str::from_utf8(&self.json).unwrap_or_default();
+        let mut insert = self.connection.prepare_cached(
+            "INSERT OR REPLACE INTO rows (row, status, search, json) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        insert.execute(params![row.row as i64, status_str(row.status), search_text(row), json])?;
+        let mut reason =
+            self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
+        for issue in row.errors.iter().chain(&row.warnings) {
+            reason.execute(params![issue.code.as_str(), row.row as i64])?;
+        }
+        self.written += 1;
+        if self.written.is_multiple_of(ROWS_PER_COMMIT) {
+            self.connection.execute_batch("COMMIT; BEGIN")?;
+        }
+        Ok(())
+    }
+}
+
+impl ReportWriter for RowsDbWriter {
+    fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
+        self.insert(row).map_err(|e| database_error(&self.path, e))
+    }
+
+    fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
+        let fail = |e: rusqlite::Error| database_error(&self.path, e);
+        let summary = serde_json::to_string(summary).unwrap_or_default();
+        let run = serde_json::to_string(run).unwrap_or_default();
+        let mut put =
+            self.connection.prepare("INSERT OR REPLACE INTO run VALUES (?1, ?2)").map_err(fail)?;
+        put.execute(params!["summary", summary]).map_err(fail)?;
+        put.execute(params!["run", run]).map_err(fail)?;
+        drop(put);
+        self.connection.execute_batch("COMMIT").map_err(fail)?;
+        Ok(())
+    }
+}
+
+/// What a search looks in, lower-cased: the number, the variables' values and the reasons.
+fn search_text(row: &RowReport) -> String {
+    let mut text = row.phone.clone().unwrap_or_default();
+    for (_, value) in row.variables.iter() {
+        text.push(' ');
+        text.push_str(value);
+    }
+    for cell in &row.source_cells {
+        text.push(' ');
+        text.push_str(cell);
+    }
+    text.to_lowercase()
+}
+
+fn wal(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn database_error(path: &Path, e: rusqlite::Error) -> ReportError {
+    ReportError::Write { path: path.to_path_buf(), source: std::io::Error::other(e) }
+}
+
+/// Which rows a page shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowFilter {
+    /// `valid`, `rejected`, … as the JSON report spells it; `None`: every status.
+    pub status: Option<RowStatus>,
+    /// An issue code (an error or a warning); `None`: any.
+    pub reason: Option<String>,
+    /// Text the row must contain (number, variables, cells), any case.
+    pub search: Option<String>,
+    /// Rows after this row number.
+    pub after: u64,
+}
+
+/// One page of rows: each as the JSON report writes it, and whether more follow.
+#[derive(Debug)]
+pub struct RowPage {
+    pub rows: Vec<serde_json::Value>,
+    pub more: bool,
+}
+
+/// A run's rows, read back.
+pub struct RowsDb {
+    connection: Connection,
+    path: PathBuf,
+}
+
+impl RowsDb {
+    /// Opens a file a [`RowsDbWriter`] wrote (or is writing: the rows so far).
+    pub fn open(path: &Path) -> Result<RowsDb, ReportError> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+        let connection =
+            Connection::open_with_flags(path, flags).map_err(|e| database_error(path, e))?;
+        Ok(RowsDb { connection, path: path.to_path_buf() })
+    }
+
+    /// Up to `size` rows that pass `filter`, in sheet order.
+    pub fn page(&self, filter: &RowFilter, size: usize) -> Result<RowPage, ReportError> {
+        let fail = |e: rusqlite::Error| database_error(&self.path, e);
+        let status = filter.status.map(status_str);
+        let search = filter.search.as_deref().map(|s| format!("%{}%", like_escaped(s)));
+        let sql = match filter.reason {
+            Some(_) => {
+                "SELECT r.json FROM reasons x JOIN rows r ON r.row = x.row \
+                 WHERE x.code = ?1 AND x.row > ?2 AND (?3 IS NULL OR r.status = ?3) \
+                 AND (?4 IS NULL OR r.search LIKE ?4 ESCAPE '\\') ORDER BY x.row LIMIT ?5"
+            }
+            None => {
+                "SELECT json FROM rows WHERE ?1 IS NULL AND row > ?2 \
+                 AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR search LIKE ?4 ESCAPE '\\') \
+                 ORDER BY row LIMIT ?5"
+            }
+        };
+        let mut statement = self.connection.prepare_cached(sql).map_err(fail)?;
+        let wanted = size as i64 + 1;
+        let after = filter.after.min(i64::MAX as u64) as i64;
+        let texts = statement
+            .query_map(params![filter.reason, after, status, search, wanted], |r| {
+                r.get::<_, String>(0)
+            })
+            .map_err(fail)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        let more = texts.len() > size;
+        let rows =
+            texts.iter().take(size).filter_map(|text| serde_json::from_str(text).ok()).collect();
+        Ok(RowPage { rows, more })
+    }
+
+    /// How many rows are stored so far.
+    pub fn count(&self) -> Result<u64, ReportError> {
+        self.connection
+            .query_row("SELECT count(*) FROM rows", [], |r| r.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| database_error(&self.path, e))
+    }
+
+    /// The run's summary as the JSON report writes it, once the run is finished.
+    pub fn summary(&self) -> Result<Option<serde_json::Value>, ReportError> {
+        let text: Option<String> = self
+            .connection
+            .query_row("SELECT value FROM run WHERE key = 'summary'", [], |r| r.get(0))
+            .optional()
+            .map_err(|e| database_error(&self.path, e))?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+}
+
+/// `%` and `_` mean themselves in a search.
+fn like_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RowFilter, RowsDb, RowsDbWriter};
+    use crate::report::model::{Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary};
+    use crate::report::{ReportWriter, intern};
+
+    fn row(n: u64, status: RowStatus, phone: &str, name: &str) -> RowReport {
+        let mut row = RowReport {
+            row: n,
+            status,
+            phone: Some(phone.to_string()).filter(|p| !p.is_empty()),
+            campaign_id: Some(1),
+            lead_id: None,
+            variables: Default::default(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            secondary_contacts: Vec::new(),
+            source_cells: Vec::new(),
+            region: None,
+            campaign_name: None,
+            number_type: None,
+        };
+        row.variables.insert(intern("name"), name.to_string());
+        if status == RowStatus::Rejected {
+            row.errors.push(Issue::new(
+                IssueCode::InvalidPhone,
+                Some("phone".to_string()),
+                "not a number",
+            ));
+        }
+        row
+    }
+
+    #[test]
+    fn pages_come_back_in_sheet_order_filtered_and_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.sqlite");
+        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let mut summary = Summary::default();
+        for n in 2..=101 {
+            let status = if n % 10 == 0 { RowStatus::Rejected } else { RowStatus::Valid };
+            let r = row(n, status, &format!("+4915100000{n:03}"), &format!("Name {n}"));
+            summary.count(&r);
+            writer.write_row(&r).unwrap();
+        }
+        writer.finish(&summary, &RunInfo::default()).unwrap();
+
+        let db = RowsDb::open(&path).unwrap();
+        assert_eq!(db.count().unwrap(), 100);
+        assert_eq!(db.summary().unwrap().unwrap()["rejected"], 10);
+        let first = db.page(&RowFilter::default(), 25).unwrap();
+        let numbers: Vec<u64> = first.rows.iter().map(|r| r["row"].as_u64().unwrap()).collect();
+        assert_eq!(numbers, (2..27).collect::<Vec<_>>());
+        assert!(first.more);
+        let last = db.page(&RowFilter { after: 90, ..Default::default() }, 25).unwrap();
+        assert_eq!(last.rows.len(), 11);
+        assert!(!last.more);
+
+        let rejected = RowFilter { status: Some(RowStatus::Rejected), ..Default::default() };
+        let page = db.page(&rejected, 5).unwrap();
+        let numbers: Vec<u64> = page.rows.iter().map(|r| r["row"].as_u64().unwrap()).collect();
+        assert_eq!(numbers, [10, 20, 30, 40, 50]);
+        let reason =
+            RowFilter { reason: Some("invalid_phone".into()), after: 50, ..Default::default() };
+        let page = db.page(&reason, 50).unwrap();
+        assert_eq!(page.rows.len(), 5);
+        assert_eq!(page.rows[0]["errors"][0]["code"], "invalid_phone");
+
+        let search = RowFilter { search: Some("NAME 7".into()), ..Default::default() };
+        let found: Vec<u64> =
+            db.page(&search, 50).unwrap().rows.iter().map(|r| r["row"].as_u64().unwrap()).collect();
+        assert_eq!(found, [7, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79]);
+        let literal = RowFilter { search: Some("name_%".into()), ..Default::default() };
+        assert!(db.page(&literal, 5).unwrap().rows.is_empty(), "% and _ are literal");
+    }
+}

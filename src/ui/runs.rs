@@ -1,0 +1,164 @@
+//! The checks and sends started from the browser: each a `pipeline::import` running on the
+//! server, under an id the Check and Send pages carry, with its reports in a folder of its own
+//! under `<state>/ui/runs/<id>/`. A run goes on when its tab is closed; the page asks how it
+//! stands. The table lives in memory (a restart forgets it, as it forgets the sources); the
+//! journal of a send stays, so the same import resumes from the UI or the CLI.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use crate::client::Client;
+use crate::pipeline::{self, ImportOptions, ImportResult};
+use crate::report::{IssueCode, Summary};
+
+use super::sources::new_id;
+
+/// Where the runs' folders go, under the state folder.
+const RUNS: &str = "ui/runs";
+
+/// The report files every run writes, by the name a page links to them with.
+pub(super) const ROWS_DB: &str = "rows.sqlite";
+pub(super) const DOWNLOADS: [&str; 3] = ["report.html", "report.json", "fix.xlsx"];
+
+/// A check (a dry run) or a send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Check,
+    Send,
+}
+
+/// How a run stands.
+#[derive(Debug, Clone)]
+pub(super) enum State {
+    Running,
+    Done(Arc<Finished>),
+    Failed(String),
+}
+
+/// What a finished run tells its page.
+#[derive(Debug)]
+pub(super) struct Finished {
+    pub summary: Summary,
+    pub top_reasons: Vec<(IssueCode, u64)>,
+    /// A send's journal, to resume it from the CLI.
+    pub journal: Option<PathBuf>,
+    /// Stopped before its end (by the Stop button or the server's shutdown).
+    pub interrupted: bool,
+}
+
+/// One run.
+#[derive(Debug)]
+pub(super) struct Run {
+    pub kind: Kind,
+    /// The source it read, and the address query that chose how (`ReadingChoice` and the
+    /// mapping's choices), so a check can become a send of exactly the same rows.
+    pub source: String,
+    pub query: String,
+    /// What it ran with, reports aside: a send repeats its check's options.
+    pub opts: ImportOptions,
+    pub folder: PathBuf,
+    pub stop: Arc<AtomicBool>,
+    state: Mutex<State>,
+}
+
+impl Run {
+    pub(super) fn state(&self) -> State {
+        self.state.lock().expect("the state is never left half-written").clone()
+    }
+
+    pub(super) fn rows_db(&self) -> PathBuf {
+        self.folder.join(ROWS_DB)
+    }
+
+    fn settle(&self, result: Result<ImportResult, pipeline::PipelineError>) {
+        let state = match result {
+            Ok(result) => State::Done(Arc::new(Finished {
+                interrupted: result.run.interrupted,
+                journal: result.push.as_ref().map(|p| p.journal.clone()),
+                summary: result.outcome.summary,
+                top_reasons: result.outcome.top_reasons,
+            })),
+            // The whole chain of causes: "fetching the campaign list: …: connection refused".
+            Err(error) => State::Failed(error_chain(&error)),
+        };
+        *self.state.lock().expect("the state is never left half-written") = state;
+    }
+}
+
+/// Every run of this server's life.
+#[derive(Debug)]
+pub(super) struct Runs {
+    dir: PathBuf,
+    runs: Mutex<HashMap<String, Arc<Run>>>,
+}
+
+impl Runs {
+    pub(super) fn new(state_dir: &Path) -> Runs {
+        Runs { dir: state_dir.join(RUNS), runs: Mutex::new(HashMap::new()) }
+    }
+
+    pub(super) fn get(&self, id: &str) -> Option<Arc<Run>> {
+        self.runs.lock().expect("the table is never left half-written").get(id).cloned()
+    }
+
+    /// Starts `opts` (its reports set here) on a thread of its own; returns the run's id.
+    pub(super) fn start(
+        &self,
+        kind: Kind,
+        source: &str,
+        query: String,
+        mut opts: ImportOptions,
+        client: Option<Client>,
+    ) -> std::io::Result<String> {
+        let id = new_id();
+        let folder = self.dir.join(&id);
+        std::fs::create_dir_all(&folder)?;
+        opts.reports =
+            std::iter::once(ROWS_DB).chain(DOWNLOADS).map(|name| folder.join(name)).collect();
+        let run = Arc::new(Run {
+            kind,
+            source: source.to_string(),
+            query,
+            opts: opts.clone(),
+            folder,
+            stop: Arc::new(AtomicBool::new(false)),
+            state: Mutex::new(State::Running),
+        });
+        self.runs
+            .lock()
+            .expect("the table is never left half-written")
+            .insert(id.clone(), run.clone());
+        let runtime = tokio::runtime::Handle::current();
+        // The import reads the sheet on threads of its own and blocks between stages, so it
+        // runs beside the server's workers rather than on one of them.
+        std::thread::Builder::new().name(format!("ui-run-{id}")).spawn(move || {
+            let result =
+                runtime.block_on(pipeline::import(&opts, client.as_ref(), run.stop.clone()));
+            run.settle(result);
+        })?;
+        Ok(id)
+    }
+
+    /// Asks every run still going to stop, as Ctrl-C asks the CLI's.
+    pub(super) fn stop_all(&self) {
+        for run in self.runs.lock().expect("the table is never left half-written").values() {
+            run.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
+}

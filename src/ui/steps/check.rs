@@ -1,0 +1,537 @@
+//! Steps 4 to 6, Check, Send and Results: a run of the library's import started from the
+//! Mapping page (a dry run) or from a finished check (the same options, sent), its page while
+//! it goes and when it is done (the counts, the reasons with what to do, the rows page by page
+//! from the run's SQLite report, filtered and searched on the server), the reports to
+//! download, and the buttons to send, stop, and send the rest.
+
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::super::App;
+use super::super::page::{self, Esc, Step, View};
+use super::super::runs::{DOWNLOADS, Finished, Kind, Run, State as RunState};
+use super::super::text::Text;
+use super::ReadingChoice;
+use crate::journal::OnChange;
+use crate::pipeline::PushOptions;
+use crate::progress::Display;
+use crate::report::rows_db::{RowFilter, RowsDb};
+use crate::report::{IssueCode, RowStatus, Summary};
+
+/// Rows a page of the table shows.
+const PAGE_ROWS: usize = 50;
+
+/// The Mapping page's form: how to read the sheet, and what the whole import needs.
+#[derive(Debug, Deserialize)]
+pub(in super::super) struct CheckForm {
+    #[serde(flatten)]
+    choice: ReadingChoice,
+    #[serde(default)]
+    campaign: String,
+    #[serde(default)]
+    region: String,
+}
+
+/// Starts the dry run of the whole sheet.
+pub(in super::super) async fn start_check(
+    State(app): State<App>,
+    view: View,
+    Path(id): Path<String>,
+    Form(form): Form<CheckForm>,
+) -> Response {
+    let t = view.text();
+    let label = app.service.label(t);
+    let Some(chosen) = app.sources.get(&id) else {
+        return page::unknown_source(&view, label, Step::Check, t.check_title);
+    };
+    let mut opts = match form.choice.import_options(&chosen, t) {
+        Ok(opts) => opts,
+        Err(message) => {
+            return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
+        }
+    };
+    let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    opts.campaign = text(&form.campaign);
+    opts.region = text(&form.region);
+    opts.dry_run = true;
+    opts.offline = app.client.is_none();
+    opts.display = Display::Hidden;
+    let query = form.choice.query();
+    start(&app, &view, Kind::Check, &id, query, opts)
+}
+
+/// Sends what a finished check checked, with the same options.
+pub(in super::super) async fn start_send(
+    State(app): State<App>,
+    view: View,
+    Path(run_id): Path<String>,
+) -> Response {
+    let t = view.text();
+    let label = app.service.label(t);
+    let Some(run) = app.runs.get(&run_id) else {
+        return page::unknown_source(&view, label, Step::Send, t.send_title);
+    };
+    if app.client.is_none() {
+        return failed_page(&view, label, t.no_service_to_send, StatusCode::CONFLICT);
+    }
+    let mut opts = run.opts.clone();
+    opts.dry_run = false;
+    opts.offline = false;
+    opts.push = Some(PushOptions {
+        config: app.push.clone(),
+        skip_existing: false,
+        restart: false,
+        journal: None,
+        state_dir: app.state_dir.clone(),
+        journal_folder: "journals",
+        run_key: String::new(),
+        on_change: OnChange::Refuse,
+    });
+    start(&app, &view, Kind::Send, &run.source, run.query.clone(), opts)
+}
+
+fn start(
+    app: &App,
+    view: &View,
+    kind: Kind,
+    source: &str,
+    query: String,
+    opts: crate::pipeline::ImportOptions,
+) -> Response {
+    match app.runs.start(kind, source, query, opts, app.client.clone()) {
+        Ok(run_id) => Redirect::to(&format!("/run/{run_id}")).into_response(),
+        Err(error) => {
+            let label = app.service.label(view.text());
+            failed_page(view, label, &error.to_string(), StatusCode::INTERNAL_SERVER_ERROR)
+        }
+    }
+}
+
+/// Asks a send to stop, as Ctrl-C does: requests in flight finish, the journal is kept.
+pub(in super::super) async fn stop(State(app): State<App>, Path(run_id): Path<String>) -> Response {
+    if let Some(run) = app.runs.get(&run_id) {
+        run.stop.store(true, Ordering::Relaxed);
+    }
+    Redirect::to(&format!("/run/{run_id}")).into_response()
+}
+
+/// Which rows the table shows: the filter form's fields, and where the page starts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(in super::super) struct RowQuery {
+    status: String,
+    reason: String,
+    q: String,
+    after: u64,
+}
+
+impl RowQuery {
+    fn filter(&self) -> RowFilter {
+        let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        RowFilter {
+            status: status_of(&self.status),
+            reason: text(&self.reason),
+            search: text(&self.q),
+            after: self.after,
+        }
+    }
+
+    fn query_after(&self, after: u64) -> String {
+        let after = after.to_string();
+        page::query([
+            ("status", self.status.as_str()),
+            ("reason", self.reason.as_str()),
+            ("q", self.q.trim()),
+            ("after", if after == "0" { "" } else { after.as_str() }),
+        ])
+    }
+}
+
+/// A run's page: running, failed, or done with its counts, reasons and rows.
+pub(in super::super) async fn show(
+    State(app): State<App>,
+    view: View,
+    Path(run_id): Path<String>,
+    Query(rows): Query<RowQuery>,
+) -> Response {
+    let t = view.text();
+    let label = app.service.label(t);
+    let Some(run) = app.runs.get(&run_id) else {
+        return page::unknown_source(&view, label, Step::Check, t.check_title);
+    };
+    let state = run.state();
+    let (step, title) = match (run.kind, &state) {
+        (Kind::Check, _) => (Step::Check, t.check_title),
+        (Kind::Send, RunState::Running) => (Step::Send, t.send_title),
+        (Kind::Send, _) => (Step::Results, t.results_title),
+    };
+    let body = match &state {
+        RunState::Running => running(&run_id, &run, t),
+        RunState::Failed(message) => {
+            format!(
+                "<h2>{}</h2>{}{}",
+                Esc(t.run_failed),
+                page::error_box(t, message),
+                back(&run, t)
+            )
+        }
+        RunState::Done(finished) => {
+            let rows = tokio::task::spawn_blocking({
+                let run = run.clone();
+                let codes = finished.top_reasons.iter().map(|(code, _)| code.as_str()).collect();
+                let render = RowsRender { run_id: run_id.clone(), codes, t };
+                move || render.table(&run, &rows)
+            })
+            .await
+            .unwrap_or_else(|e| page::error_box(t, &e.to_string()));
+            done(&app, &run_id, &run, finished, &rows, t)
+        }
+    };
+    page::page(&view, label, step, title, &body, StatusCode::OK)
+}
+
+/// A report of the run, as a download.
+pub(in super::super) async fn file(
+    State(app): State<App>,
+    Path((run_id, name)): Path<(String, String)>,
+) -> Response {
+    let Some(run) = app.runs.get(&run_id) else { return StatusCode::NOT_FOUND.into_response() };
+    // Only the names the page links to: the path never comes from the request.
+    let Some(name) = DOWNLOADS.iter().find(|n| **n == name) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let Ok(bytes) = tokio::fs::read(run.folder.join(name)).await else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let content_type = match name.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("json") => "application/json",
+        _ => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    };
+    let disposition = format!("attachment; filename=\"{name}\"");
+    (
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+fn running(run_id: &str, run: &Run, t: &Text) -> String {
+    let so_far = RowsDb::open(&run.rows_db()).and_then(|db| db.count()).unwrap_or(0);
+    let mut body = format!(
+        "<p role=\"status\" data-refresh=\"1000\">{} {}</p><p><a href=\"/run/{}\">{}</a></p>",
+        Esc(match run.kind {
+            Kind::Check => t.checking,
+            Kind::Send => t.send_title,
+        }),
+        Esc(&(t.rows_so_far)(so_far)),
+        Esc(run_id),
+        Esc(t.refresh)
+    );
+    if run.kind == Kind::Send {
+        let stopping = run.stop.load(Ordering::Relaxed);
+        match stopping {
+            true => {
+                let _ = write!(body, "<p>{}</p>", Esc(t.stopping));
+            }
+            false => {
+                let _ = write!(
+                    body,
+                    "<form method=\"post\" action=\"/run/{}/stop\"><button type=\"submit\">{}</button></form>",
+                    Esc(run_id),
+                    Esc(t.stop_button)
+                );
+            }
+        }
+    }
+    body
+}
+
+fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, rows: &str, t: &Text) -> String {
+    let mut body = String::new();
+    if finished.interrupted {
+        body.push_str(&page::error_box(t, t.stopped));
+    }
+    body.push_str(&counts(&finished.summary, t));
+    body.push_str(&reasons(&finished.top_reasons, t));
+    body.push_str(rows);
+    body.push_str(&downloads(run_id, t));
+    match run.kind {
+        Kind::Check => body.push_str(&send_form(app, run_id, &finished.summary, t)),
+        Kind::Send => {
+            if let Some(journal) = &finished.journal {
+                let _ = write!(
+                    body,
+                    "<p>{}</p>",
+                    Esc(&(t.journal_note)(&journal.display().to_string()))
+                );
+            }
+            let left = finished.summary.not_sent + finished.summary.failed;
+            if left > 0 && app.client.is_some() {
+                let _ = write!(
+                    body,
+                    "<form method=\"post\" action=\"/send/{}\"><button type=\"submit\">{}</button></form>",
+                    Esc(run_id),
+                    Esc(t.send_rest)
+                );
+            }
+        }
+    }
+    body.push_str(&back(run, t));
+    body
+}
+
+fn counts(summary: &Summary, t: &Text) -> String {
+    let figures = [
+        ("rows", summary.rows),
+        ("valid", summary.valid),
+        ("created", summary.created),
+        ("rejected", summary.rejected),
+        ("duplicate", summary.duplicates),
+        ("skipped", summary.skipped_existing + summary.do_not_call),
+        ("failed", summary.failed),
+        ("not_sent", summary.not_sent),
+    ];
+    let mut out = format!("<h2>{}</h2><dl class=\"counts\">", Esc(t.counts));
+    for (status, n) in figures.iter().filter(|(s, n)| *n > 0 || *s == "rows") {
+        let _ = write!(
+            out,
+            "<div data-status=\"{status}\"><dt>{}</dt><dd>{n}</dd></div>",
+            Esc((t.status_name)(status))
+        );
+    }
+    out.push_str("</dl>");
+    out
+}
+
+fn reasons(top: &[(IssueCode, u64)], t: &Text) -> String {
+    if top.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<h2>{}</h2><div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">{}</th>\
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+        Esc(t.reasons_title),
+        Esc(t.reason),
+        Esc(t.rows_count),
+        Esc(t.what_to_do)
+    );
+    for (code, n) in top {
+        let _ = write!(
+            out,
+            "<tr><th scope=\"row\"><code>{}</code></th><td>{n}</td><td>{}</td></tr>",
+            Esc(code.as_str()),
+            Esc(code.fix())
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+fn downloads(run_id: &str, t: &Text) -> String {
+    let mut out = format!("<h2>{}</h2><ul class=\"downloads\">", Esc(t.downloads));
+    for (name, label) in DOWNLOADS.iter().zip(t.download_names) {
+        let _ = write!(
+            out,
+            "<li><a href=\"/run/{}/files/{name}\" download>{}</a></li>",
+            Esc(run_id),
+            Esc(label)
+        );
+    }
+    out.push_str("</ul>");
+    out
+}
+
+/// The confirmation: the service, how many leads, the rate and how long it takes.
+fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> String {
+    let mut out = format!("<h2>{}</h2>", Esc(t.send_legend));
+    if app.client.is_none() {
+        let _ = write!(out, "<p>{}</p>", Esc(t.no_service_to_send));
+        return out;
+    }
+    if summary.valid == 0 {
+        let _ = write!(out, "<p>{}</p>", Esc(t.nothing_to_send));
+        return out;
+    }
+    let _ = write!(
+        out,
+        "<form method=\"post\" action=\"/send/{}\"><p>{}</p><p><button type=\"submit\">{}</button></p></form>",
+        Esc(run_id),
+        Esc(&(t.send_plan)(summary.valid, app.service.label(t), app.push.rate)),
+        Esc(&(t.send_button)(summary.valid))
+    );
+    out
+}
+
+fn back(run: &Run, t: &Text) -> String {
+    let href = match run.query.is_empty() {
+        true => format!("/mapping/{}", run.source),
+        false => format!("/mapping/{}?{}", run.source, run.query),
+    };
+    format!("<p class=\"next\"><a href=\"{}\">{}</a></p>", Esc(&href), Esc(t.back_mapping))
+}
+
+fn failed_page(view: &View, label: &str, message: &str, status: StatusCode) -> Response {
+    let t = view.text();
+    let body = format!("<h2>{}</h2>{}", Esc(t.run_failed), page::error_box(t, message));
+    page::page(view, label, Step::Check, t.check_title, &body, status)
+}
+
+/// The row table, read from the run's SQLite report on a blocking thread.
+struct RowsRender {
+    run_id: String,
+    /// The reasons the run found, for the reason filter.
+    codes: Vec<&'static str>,
+    t: &'static Text,
+}
+
+impl RowsRender {
+    fn table(&self, run: &Run, query: &RowQuery) -> String {
+        let t = self.t;
+        let db = match RowsDb::open(&run.rows_db()) {
+            Ok(db) => db,
+            Err(error) => return page::error_box(t, &error.to_string()),
+        };
+        let page_rows = match db.page(&query.filter(), PAGE_ROWS) {
+            Ok(rows) => rows,
+            Err(error) => return page::error_box(t, &error.to_string()),
+        };
+        let mut out = format!("<h2 id=\"rows\">{}</h2>", Esc(t.rows_title));
+        out.push_str(&self.filter_form(query));
+        if page_rows.rows.is_empty() {
+            let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
+        } else {
+            out.push_str(&rows_table(&page_rows.rows, t));
+        }
+        let mut links = Vec::new();
+        if query.after > 0 {
+            links.push((query.query_after(0), t.first_rows_link));
+        }
+        if page_rows.more {
+            let last = page_rows.rows.last().and_then(|r| r["row"].as_u64()).unwrap_or(0);
+            links.push((query.query_after(last), t.next_rows));
+        }
+        for (q, label) in links {
+            let _ = write!(
+                out,
+                "<p><a href=\"/run/{}?{}#rows\">{}</a></p>",
+                Esc(&self.run_id),
+                Esc(&q),
+                Esc(label)
+            );
+        }
+        out
+    }
+
+    fn filter_form(&self, query: &RowQuery) -> String {
+        let t = self.t;
+        let mut out = format!(
+            "<form method=\"get\" action=\"/run/{}#rows\" class=\"filter\"><p>\
+             <label for=\"status\">{}</label> <select id=\"status\" name=\"status\">\
+             <option value=\"\">{}</option>",
+            Esc(&self.run_id),
+            Esc(t.status),
+            Esc(t.all_statuses)
+        );
+        for status in ["valid", "created", "rejected", "duplicate", "skipped", "failed", "not_sent"]
+        {
+            let selected = if query.status == status { " selected" } else { "" };
+            let _ = write!(
+                out,
+                "<option value=\"{status}\"{selected}>{}</option>",
+                Esc((t.status_name)(status))
+            );
+        }
+        let _ = write!(
+            out,
+            "</select> <label for=\"reason\">{}</label> <select id=\"reason\" name=\"reason\">\
+             <option value=\"\">{}</option>",
+            Esc(t.reason),
+            Esc(t.all_reasons)
+        );
+        for code in &self.codes {
+            let selected = if query.reason == *code { " selected" } else { "" };
+            let _ = write!(out, "<option{selected}>{}</option>", Esc(code));
+        }
+        let _ = write!(
+            out,
+            "</select> <label for=\"q\">{}</label> <input id=\"q\" name=\"q\" value=\"{}\"> \
+             <button type=\"submit\">{}</button></p></form>",
+            Esc(t.search),
+            Esc(&query.q),
+            Esc(t.show)
+        );
+        out
+    }
+}
+
+fn rows_table(rows: &[Value], t: &Text) -> String {
+    let mut out = format!(
+        "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"rows\" tabindex=\"0\"><table><thead><tr>\
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+        Esc(t.row),
+        Esc(t.status),
+        Esc(t.number),
+        Esc(t.variables),
+        Esc(t.problems)
+    );
+    for row in rows {
+        let status = row["status"].as_str().unwrap_or_default();
+        let variables: Vec<String> = row["variables"]
+            .as_object()
+            .map(|vars| {
+                vars.iter()
+                    .map(|(k, v)| format!("{k}: {}", v.as_str().unwrap_or_default()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let problems: Vec<String> = ["errors", "warnings"]
+            .iter()
+            .flat_map(|kind| row[kind].as_array().cloned().unwrap_or_default())
+            .map(|issue| {
+                format!(
+                    "{}: {}",
+                    issue["code"].as_str().unwrap_or_default(),
+                    issue["message"].as_str().unwrap_or_default()
+                )
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            Esc(status),
+            row["row"].as_u64().unwrap_or_default(),
+            Esc((t.status_name)(status)),
+            Esc(row["phone"].as_str().unwrap_or_default()),
+            Esc(&variables.join("; ")),
+            Esc(&problems.join("; "))
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+/// The status a filter names, as the JSON report spells it.
+fn status_of(name: &str) -> Option<RowStatus> {
+    Some(match name {
+        "valid" => RowStatus::Valid,
+        "created" => RowStatus::Created,
+        "rejected" => RowStatus::Rejected,
+        "duplicate" => RowStatus::Duplicate,
+        "skipped" => RowStatus::Skipped,
+        "failed" => RowStatus::Failed,
+        "not_sent" => RowStatus::NotSent,
+        _ => return None,
+    })
+}

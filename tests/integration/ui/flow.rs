@@ -1,0 +1,114 @@
+//! Check, Send and Results over real HTTP against the sandbox: the page's figures must be the
+//! library's (the run's own JSON report says what they are), the row table pages, filters and
+//! searches on the server, and a send puts exactly the valid rows on the service.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{Reply, TestUi, leads_csv};
+use crate::support::{ALICE, TestSandbox};
+
+/// Follows a run's page until it no longer refreshes itself (bounded), returning the last one.
+fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let page = ui.get(run, cookie);
+        assert_eq!(page.status, 200, "{}", page.body);
+        if !page.body.contains("data-refresh") {
+            return page;
+        }
+        assert!(Instant::now() < deadline, "the run did not finish:\n{}", page.body);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn redirected(reply: &Reply, to: &str) -> String {
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let location = reply.header("location").to_string();
+    assert!(location.starts_with(to), "{location}");
+    location
+}
+
+/// The rows a page's table shows, by row number.
+fn rows_shown(body: &str) -> Vec<u64> {
+    body.split("<tr data-status=")
+        .skip(1)
+        .filter_map(|tr| tr.split("<th scope=\"row\">").nth(1)?.split('<').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 0.0;
+    });
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mapping = ui.get(&format!("/mapping/{id}"), &cookie);
+    assert!(mapping.body.contains(&format!("action=\"/check/{id}\"")), "{}", mapping.body);
+    assert!(mapping.body.contains("From the column `Kampagne`"), "{}", mapping.body);
+    assert!(mapping.body.contains(">Spring Outreach (10)</option>"), "the account's campaigns");
+
+    let form = [("campaign", ""), ("region", "DE"), ("sheet", ""), ("header_row", "")];
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    let check = redirected(&started, "/run/");
+    let page = finished(&ui, &cookie, &check);
+
+    // The page says what the library's own report says.
+    let report: Value =
+        serde_json::from_str(&ui.get(&format!("{check}/files/report.json"), &cookie).body).unwrap();
+    let summary = &report["summary"];
+    let valid = summary["valid"].as_u64().unwrap();
+    assert!(valid > 0 && summary["rejected"].as_u64().unwrap() > 0, "{summary}");
+    for (status, key) in [("rows", "rows"), ("valid", "valid"), ("rejected", "rejected")] {
+        let shown = format!("<div data-status=\"{status}\"><dt>");
+        let at = page.body.find(&shown).unwrap_or_else(|| panic!("no {status} in {}", page.body));
+        let dd = &page.body[at..];
+        let figure = dd.split("<dd>").nth(1).unwrap().split('<').next().unwrap();
+        assert_eq!(figure, summary[key].to_string(), "{status}");
+    }
+    assert!(page.body.contains("<code>invalid_phone</code>"), "reasons grouped: {}", page.body);
+    let all: Vec<u64> =
+        report["rows"].as_array().unwrap().iter().map(|r| r["row"].as_u64().unwrap()).collect();
+    assert_eq!(rows_shown(&page.body), all, "every row, in sheet order, on the first page");
+
+    // Filtered and searched on the server.
+    let rejected = ui.get(&format!("{check}?status=rejected"), &cookie);
+    let expected: Vec<u64> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "rejected")
+        .map(|r| r["row"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows_shown(&rejected.body), expected);
+    let reason = ui.get(&format!("{check}?reason=invalid_phone"), &cookie);
+    assert!(rows_shown(&reason.body).iter().all(|row| expected.contains(row)));
+    assert!(!rows_shown(&reason.body).is_empty());
+    let found = ui.get(&format!("{check}?q=m%C3%BCller"), &cookie);
+    assert_eq!(rows_shown(&found.body), [3], "a search in any case: {}", found.body);
+    for name in ["report.html", "fix.xlsx"] {
+        let file = ui.get(&format!("{check}/files/{name}"), &cookie);
+        assert_eq!(file.status, 200);
+        assert!(file.header("content-disposition").starts_with("attachment"));
+    }
+    assert_eq!(ui.get(&format!("{check}/files/..%2Frows.sqlite"), &cookie).status, 404);
+
+    // Nothing was sent by the check; the send sends exactly the valid rows.
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    assert!(leads().is_empty(), "a check sends nothing");
+    assert!(page.body.contains(&format!("Send {valid} leads")), "{}", page.body);
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let results = finished(&ui, &cookie, &send);
+    assert!(results.body.contains("<title>Results"), "{}", results.body);
+    let created = format!("<div data-status=\"created\"><dt>sent</dt><dd>{valid}</dd>");
+    assert!(results.body.contains(&created), "{}", results.body);
+    let on_service = leads();
+    assert_eq!(on_service.len() as u64, valid);
+    assert!(results.body.contains("journal"), "where the CLI resumes it: {}", results.body);
+    assert!(ui.seen.borrow().iter().all(|answer| !answer.contains(ALICE)), "the token stays");
+}

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::guards::{Guards, NumberType, RowRegion, Verdict};
+use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
 use crate::mapping::Plan;
 use crate::phone::{PhoneParser, PhoneProblem};
 use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
@@ -137,6 +137,13 @@ struct CampaignFound {
     key: u64,
 }
 
+/// How a row's numbers are read: the parser for its country, and its country cell when that
+/// names no country (then only numbers with a country code can be read).
+struct RowReading {
+    parser: PhoneParser,
+    unknown_country: Option<UnknownCountry>,
+}
+
 /// A judged row and the key it is deduplicated under (when it is valid so far).
 #[derive(Debug, Clone)]
 pub struct Checked {
@@ -192,12 +199,13 @@ impl RowChecker {
             campaign_name: None,
             number_type: None,
         };
-        let phones = self.row_parser(record, &mut report);
+        let reading = self.row_reading(record);
+        let column = self.phone_column(record);
         let mut skips = Vec::new();
-        let phone_key = self.check_phone(record, &mut report, &phones, &mut skips);
+        let phone_key = self.check_phone(record, column, &mut report, &reading, &mut skips);
         let campaign_key = self.check_campaign(record, &mut report);
-        self.check_contacts(record, &mut report, &phones);
-        self.note_cell_errors(record, &mut report);
+        self.check_contacts(record, column, &mut report, &reading);
+        self.note_cell_errors(record, column, &mut report);
         skips.extend(self.guards.judge_consent(cells));
         if report.errors.is_empty() && !skips.is_empty() {
             // Not called by design: the reasons are the row's issues, and it takes no part in
@@ -228,30 +236,53 @@ impl RowChecker {
     }
 
     /// The parser for the row's country (its country cell, else the default region).
-    fn row_parser(&self, record: &Record, report: &mut RowReport) -> PhoneParser {
-        match self.guards.row_region(&record.cells) {
-            RowRegion::Default => self.phones,
+    fn row_reading(&self, record: &Record) -> RowReading {
+        let (parser, unknown_country) = match self.guards.row_region(&record.cells) {
+            RowRegion::Default => (self.phones, None),
             RowRegion::Named(region) => {
-                crate::guards::parser_for(&mut self.regional.borrow_mut(), &region)
-                    .unwrap_or(self.phones)
+                let parser = crate::guards::parser_for(&mut self.regional.borrow_mut(), &region);
+                (parser.unwrap_or(self.phones), None)
             }
-            RowRegion::Unknown(issue) => {
-                report.warnings.push(issue);
-                self.phones
-            }
+            // Numbers with a country code read the same in any region.
+            RowRegion::Unknown(unknown) => (self.phones, Some(unknown)),
+        };
+        RowReading { parser, unknown_country }
+    }
+
+    /// The column the row's number comes from: the first phone column whose cell holds
+    /// anything (a number, text, a spreadsheet error); the first when none does.
+    fn phone_column(&self, record: &Record) -> usize {
+        if self.plan.phone_fallbacks.is_empty() {
+            return self.plan.phone;
+        }
+        let holds_something = |column: usize| {
+            record.cell_errors.iter().any(|e| e.column == column)
+                || !crate::phone::is_missing(record.cells.get(column).unwrap_or(""))
+        };
+        self.plan.phone_columns().find(|&c| holds_something(c)).unwrap_or(self.plan.phone)
+    }
+
+    /// `Telefon`, or `Telefon` or `Mobil`: where a number was looked for.
+    fn phone_columns_named(&self) -> String {
+        let names: Vec<String> =
+            self.plan.phone_columns().map(|c| format!("`{}`", self.column(c))).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
         }
     }
 
     fn check_phone(
         &self,
         record: &Record,
+        column: usize,
         report: &mut RowReport,
-        phones: &PhoneParser,
+        reading: &RowReading,
         skips: &mut Vec<Issue>,
     ) -> Option<u64> {
         // The column name is only needed for an issue: no allocation for a good row.
-        let field = || self.column(self.plan.phone);
-        if let Some(err) = record.cell_errors.iter().find(|e| e.column == self.plan.phone) {
+        let field = || self.column(column);
+        if let Some(err) = record.cell_errors.iter().find(|e| e.column == column) {
             let message = format!(
                 "the `{}` cell holds the spreadsheet error `{}`: fix its formula",
                 field(),
@@ -260,9 +291,15 @@ impl RowChecker {
             report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
             return None;
         }
-        let raw = self.plan.phone_cell(&record.cells);
-        match phones.parse(raw) {
+        let raw = record.cells.get(column).unwrap_or("");
+        let unknown_country = reading.unknown_country.as_ref();
+        match reading.parser.parse(raw) {
+            Ok(phone) if !phone.international && unknown_country.is_some() => {
+                report.errors.extend(unknown_country.map(|u| u.refused(raw.trim())));
+                None
+            }
             Ok(phone) => {
+                report.warnings.extend(unknown_country.map(UnknownCountry::noted));
                 report.number_type = Some(NumberType::of(phone.number_type));
                 match self.guards.judge_main(&phone, field) {
                     Some(Verdict::Reject(issue)) => report.errors.push(issue),
@@ -280,17 +317,32 @@ impl RowChecker {
                         message,
                     ));
                 }
+                if let Some(remark) = &phone.remark_dropped {
+                    report.warnings.push(remark_dropped(remark, &phone.e164, field()));
+                }
                 let key = phone.key();
                 report.region = phone.region;
                 report.phone = Some(phone.e164);
                 Some(key)
             }
             Err(PhoneProblem::Missing) => {
-                let message = format!("no phone number in `{}`", field());
+                report.warnings.extend(unknown_country.map(UnknownCountry::noted));
+                let message = format!("no phone number in {}", self.phone_columns_named());
                 report.errors.push(Issue::new(IssueCode::MissingPhone, Some(field()), message));
                 None
             }
+            Err(problem @ PhoneProblem::ScientificNotation) => {
+                let message = format!(
+                    "`{}` in `{}`: {problem}; format the column as text and type it again",
+                    raw.trim(),
+                    field()
+                );
+                let issue = Issue::new(IssueCode::ScientificNotation, Some(field()), message);
+                report.errors.push(issue);
+                None
+            }
             Err(problem) => {
+                report.warnings.extend(unknown_country.map(UnknownCountry::noted));
                 let message = format!("`{}` is not a valid phone number: {problem}", raw.trim());
                 report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
                 None
@@ -353,15 +405,37 @@ impl RowChecker {
         verdict
     }
 
-    fn check_contacts(&self, record: &Record, report: &mut RowReport, phones: &PhoneParser) {
-        for (index, (raw, variables)) in self.plan.contacts(&record.cells).enumerate() {
-            let column = || self.plan.contacts.get(index).map(|c| self.column(c.phone));
-            match phones.parse(raw) {
+    fn check_contacts(
+        &self,
+        record: &Record,
+        main_column: usize,
+        report: &mut RowReport,
+        reading: &RowReading,
+    ) {
+        for (contact, raw, variables) in self.plan.contacts(&record.cells) {
+            if contact.phone == main_column {
+                // The main number came from this column (`phone = ["Telefon", "Mobil"]` with
+                // Telefon empty): sending it again as a contact would call it twice.
+                continue;
+            }
+            let column = || Some(self.column(contact.phone));
+            match reading.parser.parse(raw) {
+                Ok(phone) if !phone.international && reading.unknown_country.is_some() => {
+                    report.warnings.extend(
+                        reading.unknown_country.as_ref().map(|u| u.left_out(raw, column())),
+                    );
+                }
                 Ok(phone) => match self.guards.judge_secondary(&phone, column()) {
                     Some(left_out) => report.warnings.push(left_out),
-                    None => report
-                        .secondary_contacts
-                        .push(ContactReport { phone: phone.e164, variables }),
+                    None => {
+                        if let Some(remark) = &phone.remark_dropped {
+                            let column = column().unwrap_or_default();
+                            report.warnings.push(remark_dropped(remark, &phone.e164, column));
+                        }
+                        report
+                            .secondary_contacts
+                            .push(ContactReport { phone: phone.e164, variables })
+                    }
                 },
                 Err(problem) => {
                     let message = format!(
@@ -377,13 +451,19 @@ impl RowChecker {
         }
     }
 
-    fn note_cell_errors(&self, record: &Record, report: &mut RowReport) {
-        for err in record.cell_errors.iter().filter(|e| e.column != self.plan.phone) {
+    fn note_cell_errors(&self, record: &Record, phone_column: usize, report: &mut RowReport) {
+        for err in record.cell_errors.iter().filter(|e| e.column != phone_column) {
             let field = self.column(err.column);
             let message = format!("the `{field}` cell holds the spreadsheet error `{}`", err.value);
             report.warnings.push(Issue::new(IssueCode::CellError, Some(field), message));
         }
     }
+}
+
+/// Words after a number (`(privat)`): the number goes without them, and the row says so.
+fn remark_dropped(remark: &str, e164: &str, column: String) -> Issue {
+    let message = format!("`{remark}` after the number in `{column}` is not sent: {e164} is");
+    Issue::new(IssueCode::RemarkDropped, Some(column), message)
 }
 
 /// A campaign named but not looked up (`--offline`): its normalized name stands in for the id.

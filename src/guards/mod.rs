@@ -74,8 +74,47 @@ pub enum RowRegion {
     /// No region column, or an empty cell: the mapping's `region`.
     Default,
     Named(String),
-    /// A cell that names no country: the default, with a warning.
-    Unknown(Issue),
+    /// A cell that names no country: only a number written with its country code can be read.
+    Unknown(UnknownCountry),
+}
+
+/// A country cell leadsync does not recognise (`Atlantis`, a typo). Reading the row's national
+/// numbers in the default region instead would call someone else's number, so a number needs
+/// its country code to be read in such a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCountry {
+    pub cell: String,
+    /// The country column's header.
+    pub header: String,
+}
+
+impl UnknownCountry {
+    /// The row's number carried its country code, so the cell did not matter: a warning.
+    pub fn noted(&self) -> Issue {
+        let message = format!(
+            "`{}` in `{}` is no country leadsync knows; the number has its country code and was read as written",
+            self.cell, self.header
+        );
+        Issue::new(IssueCode::UnknownCountry, Some(self.header.clone()), message)
+    }
+
+    /// The row's number has no country code: it cannot be read, the row is refused.
+    pub fn refused(&self, number: &str) -> Issue {
+        let message = format!(
+            "`{}` in `{}` is no country leadsync knows, and `{number}` has no country code: it is not read in another country",
+            self.cell, self.header
+        );
+        Issue::new(IssueCode::UnknownCountry, Some(self.header.clone()), message)
+    }
+
+    /// A secondary number without a country code: left out, the lead goes without it.
+    pub fn left_out(&self, number: &str, column: Option<String>) -> Issue {
+        let message = format!(
+            "secondary number `{number}` left out: it has no country code and `{}` in `{}` is no country leadsync knows",
+            self.cell, self.header
+        );
+        Issue::new(IssueCode::UnknownCountry, column, message)
+    }
 }
 
 impl Guards {
@@ -134,13 +173,10 @@ impl Guards {
         }
         match region_of(cell) {
             Some(region) => RowRegion::Named(region),
-            None => RowRegion::Unknown(Issue::new(
-                IssueCode::UnknownCountry,
-                Some(header.clone()),
-                format!(
-                    "`{cell}` in `{header}` is no country leadsync knows: the number was read with the default region"
-                ),
-            )),
+            None => RowRegion::Unknown(UnknownCountry {
+                cell: cell.to_string(),
+                header: header.clone(),
+            }),
         }
     }
 

@@ -117,7 +117,8 @@ impl Suppression {
 /// The phone-like column by its header, else the first.
 fn list_column(headers: &[String]) -> usize {
     let (file, _) = crate::mapping::infer(headers);
-    file.phone.and_then(|p| headers.iter().position(|h| *h == p)).unwrap_or(0)
+    let phone = file.phone.as_ref().and_then(|p| p.first());
+    phone.and_then(|p| headers.iter().position(|h| h == p)).unwrap_or(0)
 }
 
 /// A first row that is itself an entry: mostly digits, or a prefix.

@@ -15,9 +15,10 @@ pub struct MappingFile {
     /// Workbook sheet, by name or 1-based position.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sheet: Option<SheetRef>,
-    /// Header of the main phone column.
+    /// Header of the main phone column, or several (`["Telefon", "Mobil"]`): each row's
+    /// number comes from the first one filled.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phone: Option<String>,
+    pub phone: Option<PhoneColumns>,
     /// Default region (ISO 3166 code such as `DE`) for numbers written without a country code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
@@ -101,6 +102,36 @@ impl CampaignRef {
             CampaignRef::Id(id) => id.to_string(),
             CampaignRef::Name(name) => name.clone(),
         }
+    }
+}
+
+/// The phone column, or several in order of preference: a row's number comes from the first
+/// whose cell holds something, so a sheet with `Telefon` and `Mobil` calls the mobile of a
+/// person who has no landline instead of refusing the row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PhoneColumns {
+    One(String),
+    FirstFilled(Vec<String>),
+}
+
+impl PhoneColumns {
+    pub fn headers(&self) -> Vec<&str> {
+        match self {
+            PhoneColumns::One(h) => vec![h.as_str()],
+            PhoneColumns::FirstFilled(hs) => hs.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The preferred column, the one read first.
+    pub fn first(&self) -> Option<&str> {
+        self.headers().first().copied()
+    }
+}
+
+impl From<&str> for PhoneColumns {
+    fn from(header: &str) -> PhoneColumns {
+        PhoneColumns::One(header.to_string())
     }
 }
 
@@ -250,7 +281,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(file.sheet, Some(SheetRef::Name("Leads".into())));
-        assert_eq!(file.phone.as_deref(), Some("Telefon"));
+        assert_eq!(file.phone, Some("Telefon".into()));
         assert_eq!(file.secondary_contacts[1], ContactSpec::Phone("Mobile 2".into()));
         assert_eq!(file.variables["email"], Columns::One("E-Mail".into()));
     }
@@ -316,6 +347,16 @@ mod tests {
         assert_eq!(file.suppress[0], dir.path().join("dnc.csv").display().to_string());
         assert_eq!(file.suppress[1], "/abs/x.csv");
         assert_eq!(file.suppress[2], "https://h/x");
+    }
+
+    #[test]
+    fn phone_takes_one_column_or_a_list() {
+        let one = MappingFile::parse("phone = \"Telefon\"\n").unwrap().phone.unwrap();
+        assert_eq!(one.headers(), ["Telefon"]);
+        let list = MappingFile::parse("phone = [\"Telefon\", \"Mobil\"]\n").unwrap().phone.unwrap();
+        assert_eq!(list, PhoneColumns::FirstFilled(vec!["Telefon".into(), "Mobil".into()]));
+        assert_eq!((list.headers(), list.first()), (vec!["Telefon", "Mobil"], Some("Telefon")));
+        assert!(MappingFile::parse("phone = 3\n").is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use indexmap::IndexMap;
 
-use super::file::{Columns, ContactSpec, MappingFile};
+use super::file::{Columns, ContactSpec, MappingFile, PhoneColumns};
 use super::header_key;
 
 const PHONE: &[&str] = &[
@@ -190,14 +190,34 @@ pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
     let mut used = vec![false; headers.len()];
 
     let phones: Vec<usize> = (0..keys.len()).filter(|&i| is_phone_like(&keys[i])).collect();
-    // The plainest phone header is the main number; the rest are secondary contacts.
+    // The plainest phone header is the main number. Every other phone column is both where the
+    // number comes from when the main cell is empty (Telefon empty, Mobil filled: call the
+    // mobile) and, when it is not, a secondary contact: no number in the sheet goes unused, and
+    // none is sent twice (the row checker drops a contact whose column gave the main number).
     let main =
         phones.iter().copied().find(|&i| is_one_of(&keys[i], PHONE)).or(phones.first().copied());
     if let Some(main) = main {
-        file.phone = Some(headers[main].clone());
+        let others: Vec<usize> = phones.iter().copied().filter(|&i| i != main).collect();
         used[main] = true;
-        notes.push(format!("phone number from column `{}`", headers[main]));
-        for &i in phones.iter().filter(|&&i| i != main) {
+        file.phone = Some(match others.as_slice() {
+            [] => {
+                notes.push(format!("phone number from column `{}`", headers[main]));
+                PhoneColumns::One(headers[main].clone())
+            }
+            _ => {
+                let listed = |cols: &[usize]| {
+                    cols.iter().map(|&i| format!("`{}`", headers[i])).collect::<Vec<_>>()
+                };
+                notes.push(format!(
+                    "phone number from column `{}`, else the first of {} that is filled (`phone = [...]`)",
+                    headers[main],
+                    listed(&others).join(", ")
+                ));
+                let order = std::iter::once(main).chain(others.iter().copied());
+                PhoneColumns::FirstFilled(order.map(|i| headers[i].clone()).collect())
+            }
+        });
+        for &i in &others {
             file.secondary_contacts.push(ContactSpec::Phone(headers[i].clone()));
             used[i] = true;
             notes.push(format!("secondary contact from column `{}`", headers[i]));
@@ -274,8 +294,9 @@ mod tests {
             "Name", "E-Mail", "Phone", "Mobile 2", "Campaign", "Company", "City", "Notes",
         ]);
         let (file, notes) = infer(&h);
-        assert_eq!(file.phone.as_deref(), Some("Phone"));
+        assert_eq!(file.phone.unwrap().headers(), ["Phone", "Mobile 2"]);
         assert_eq!(file.secondary_contacts, vec![ContactSpec::Phone("Mobile 2".into())]);
+        assert!(notes.iter().any(|n| n.contains("else the first of `Mobile 2`")), "{notes:?}");
         assert_eq!(file.campaign_column.as_deref(), Some("Campaign"));
         assert_eq!(file.variables["customer_name"], Columns::One("Name".into()));
         assert_eq!(file.variables["email"], Columns::One("E-Mail".into()));
@@ -294,7 +315,7 @@ mod tests {
             "E-Mail-Adresse",
         ]);
         let (file, _) = infer(&h);
-        assert_eq!(file.phone.as_deref(), Some(" Telefon "));
+        assert_eq!(file.phone.unwrap().headers(), [" Telefon ", "Handy"]);
         assert_eq!(file.secondary_contacts, vec![ContactSpec::Phone("Handy".into())]);
         assert_eq!(file.variables["customer_name"].headers(), ["\u{feff}Vorname", "Nachname"]);
         assert_eq!(file.variables["email"], Columns::One("E-Mail-Adresse".into()));
@@ -329,7 +350,7 @@ mod tests {
             ("Telefoonnummer", "Naam", "E-mailadres", "Campagne"),
         ] {
             let (file, _) = infer(&headers(&[name, mail, phone, campaign]));
-            assert_eq!(file.phone.as_deref(), Some(phone));
+            assert_eq!(file.phone, Some(PhoneColumns::One(phone.into())));
             assert_eq!(file.variables["customer_name"], Columns::One(name.into()));
             assert_eq!(file.variables["email"], Columns::One(mail.into()));
             assert_eq!(file.campaign_column.as_deref(), Some(campaign));

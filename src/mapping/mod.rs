@@ -10,8 +10,8 @@ mod template;
 use unicode_normalization::UnicodeNormalization;
 
 pub use file::{
-    CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, SheetRef,
-    parse_delimiter,
+    CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, PhoneColumns,
+    SheetRef, parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::infer;
@@ -24,9 +24,12 @@ use crate::row::{Variables, intern};
 pub const DEFAULT_REGION: &str = "DE";
 
 /// A mapping resolved against one source's headers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Plan {
+    /// The phone column, or the first of several.
     pub phone: usize,
+    /// The columns read, in order, when the phone cell is empty (`phone = ["Telefon", "Mobil"]`).
+    pub phone_fallbacks: Vec<usize>,
     pub campaign: CampaignSource,
     /// Lead variables, with the columns whose cells make each one. Names are interned: every
     /// row's variables share them.
@@ -35,6 +38,25 @@ pub struct Plan {
     pub contacts: Vec<ContactPlan>,
     /// Default region for numbers without a country code.
     pub region: String,
+}
+
+/// The journal fingerprints the mapping by this text (`pipeline`): a plan with one phone
+/// column prints as it did before phone columns could be listed, so an interrupted run of an
+/// earlier version resumes instead of being refused as another mapping.
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut plan = f.debug_struct("Plan");
+        plan.field("phone", &self.phone);
+        if !self.phone_fallbacks.is_empty() {
+            plan.field("phone_fallbacks", &self.phone_fallbacks);
+        }
+        plan.field("campaign", &self.campaign)
+            .field("variables", &self.variables)
+            .field("constants", &self.constants)
+            .field("contacts", &self.contacts)
+            .field("region", &self.region)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,9 +132,17 @@ impl MappingFile {
     pub fn resolve(&self, headers: &[String], source_name: &str) -> Result<Plan, MappingError> {
         let finder =
             Finder { headers, keys: headers.iter().map(|h| header_key(h)).collect(), source_name };
-        let phone = match &self.phone {
-            Some(header) => finder.find("phone", header)?,
-            None => {
+        let (phone, phone_fallbacks) = match self.phone.as_ref().map(PhoneColumns::headers) {
+            Some(listed) if !listed.is_empty() => {
+                let key = |i: usize| match self.phone {
+                    Some(PhoneColumns::FirstFilled(_)) => format!("phone[{i}]"),
+                    _ => "phone".to_string(),
+                };
+                let mut found = listed.iter().enumerate().map(|(i, h)| finder.find(&key(i), h));
+                let first = found.next().expect("a non-empty list")?;
+                (first, found.collect::<Result<Vec<_>, _>>()?)
+            }
+            _ => {
                 return Err(MappingError::NoPhoneColumn {
                     source_name: source_name.into(),
                     available: headers.to_vec(),
@@ -140,8 +170,10 @@ impl MappingFile {
             })
             .collect::<Result<Vec<_>, MappingError>>()?;
         if self.carry_unmapped {
+            let phones: Vec<usize> =
+                std::iter::once(phone).chain(phone_fallbacks.clone()).collect();
             variables
-                .extend(self.unmapped_columns(headers, phone, &campaign, &variables, &contacts));
+                .extend(self.unmapped_columns(headers, &phones, &campaign, &variables, &contacts));
         }
         let constants = self.constants.iter().map(|(k, v)| (intern(k), v.clone())).collect();
         // A country is asked for here as in a country column: `DE`, `Deutschland`, `Schweiz`.
@@ -149,20 +181,22 @@ impl MappingFile {
             Some(asked) => crate::phone::region_of(asked).unwrap_or_else(|| asked.to_string()),
             None => DEFAULT_REGION.to_string(),
         };
-        Ok(Plan { phone, campaign, variables, constants, contacts, region })
+        Ok(Plan { phone, phone_fallbacks, campaign, variables, constants, contacts, region })
     }
 
     fn unmapped_columns(
         &self,
         headers: &[String],
-        phone: usize,
+        phones: &[usize],
         campaign: &CampaignSource,
         variables: &[(&'static str, Vec<usize>)],
         contacts: &[ContactPlan],
     ) -> Vec<(&'static str, Vec<usize>)> {
         // The columns leadsync's own fix files add are reports, not data to send.
         let mut used: Vec<bool> = headers.iter().map(|h| is_report_column(h)).collect();
-        used[phone] = true;
+        for &phone in phones {
+            used[phone] = true;
+        }
         if let CampaignSource::Column(c) = campaign {
             used[*c] = true;
         }
@@ -240,6 +274,11 @@ impl Plan {
         cells.get(self.phone).unwrap_or("")
     }
 
+    /// The phone columns in the order they are read: the phone column, then its fallbacks.
+    pub fn phone_columns(&self) -> impl Iterator<Item = usize> + use<'_> {
+        std::iter::once(self.phone).chain(self.phone_fallbacks.iter().copied())
+    }
+
     /// The campaign a row names: its campaign cell, or the fixed campaign.
     pub fn campaign_text(&self, cells: &csv::StringRecord) -> String {
         match &self.campaign {
@@ -257,14 +296,15 @@ impl Plan {
         vars
     }
 
-    /// Each secondary contact's phone cell and variables; empty phone cells are no contact.
+    /// Each secondary contact with its phone cell and variables; empty phone cells are no
+    /// contact.
     pub fn contacts<'p, 'r>(
         &'p self,
         cells: &'r csv::StringRecord,
-    ) -> impl Iterator<Item = (&'r str, Variables)> + use<'p, 'r> {
+    ) -> impl Iterator<Item = (&'p ContactPlan, &'r str, Variables)> + use<'p, 'r> {
         self.contacts.iter().filter_map(move |c| {
             let phone = cells.get(c.phone).unwrap_or("").trim();
-            (!phone.is_empty()).then(|| (phone, collect_variables(&c.variables, cells)))
+            (!phone.is_empty()).then(|| (c, phone, collect_variables(&c.variables, cells)))
         })
     }
 }
@@ -381,8 +421,43 @@ mod tests {
         assert_eq!(plan.contacts(&row).count(), 0, "an empty cell is no contact");
         let row = csv::StringRecord::from(vec!["Ada", "", "1", "+442", "Bob", "1", "", ""]);
         let contacts: Vec<_> = plan.contacts(&row).collect();
-        assert_eq!(contacts[0].0, "+442");
-        assert_eq!(contacts[0].1.get("customer_name"), Some("Bob"));
+        assert_eq!(contacts[0].1, "+442");
+        assert_eq!(contacts[0].2.get("customer_name"), Some("Bob"));
+    }
+
+    #[test]
+    fn a_list_of_phone_columns_resolves_to_the_first_and_its_fallbacks() {
+        let file = MappingFile::parse(
+            "phone = [\"Telefon\", \"Mobil\"]\ncampaign = 1\ncarry_unmapped = true\n",
+        )
+        .unwrap();
+        let plan = file.resolve(&headers(&["Name", "Mobil", "Telefon"]), "x.csv").unwrap();
+        assert_eq!((plan.phone, plan.phone_fallbacks.as_slice()), (2, [1].as_slice()));
+        assert_eq!(plan.phone_columns().collect::<Vec<_>>(), [2, 1]);
+        // The fallback column is a phone column, not a variable to carry.
+        assert_eq!(plan.variables, [("name", vec![0])]);
+        assert!(format!("{plan:?}").contains("phone_fallbacks: [1]"));
+        let err = MappingFile::parse("phone = [\"Telefon\", \"Handy\"]\ncampaign = 1\n")
+            .unwrap()
+            .resolve(&headers(&["Telefon", "Mobil"]), "x.csv")
+            .unwrap_err();
+        assert!(err.to_string().contains("`phone[1]`"), "{err}");
+        let none = MappingFile::parse("phone = []\ncampaign = 1\n").unwrap();
+        assert!(matches!(
+            none.resolve(&headers(&["Telefon"]), "x"),
+            Err(MappingError::NoPhoneColumn { .. })
+        ));
+    }
+
+    /// A plan with one phone column prints exactly as before the list existed.
+    #[test]
+    fn one_phone_column_prints_no_fallbacks() {
+        let file = MappingFile::parse("phone = \"Phone\"\ncampaign = 7\n").unwrap();
+        let plan = file.resolve(&headers(&["Phone"]), "x.csv").unwrap();
+        assert_eq!(
+            format!("{plan:?}"),
+            r#"Plan { phone: 0, campaign: Fixed(Id(7)), variables: [], constants: [], contacts: [], region: "DE" }"#
+        );
     }
 
     #[test]

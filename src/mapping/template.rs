@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::file::{CampaignRef, Columns, ContactSpec, MappingFile, SheetRef};
+use super::file::{CampaignRef, Columns, ContactSpec, MappingFile, PhoneColumns, SheetRef};
 
 /// The mapping as a TOML file with a comment on every part, headers listed for reference.
 pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]) -> String {
@@ -24,9 +24,16 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
         };
         let _ = writeln!(out, "# Workbook sheet, by name or 1-based position.\nsheet = {value}\n");
     }
-    let _ = writeln!(out, "# Column with the main phone number.");
+    let _ = writeln!(
+        out,
+        "# Column with the main phone number, or several: the first one filled is used."
+    );
     match &file.phone {
-        Some(phone) => writeln!(out, "phone = {}", q(phone)),
+        Some(PhoneColumns::One(phone)) => writeln!(out, "phone = {}", q(phone)),
+        Some(PhoneColumns::FirstFilled(phones)) => {
+            let list = phones.iter().map(|p| q(p)).collect::<Vec<_>>().join(", ");
+            writeln!(out, "phone = [{list}]")
+        }
         None => writeln!(out, "# phone = \"…\"   # no phone column recognised: name it here"),
     }
     .ok();
@@ -168,5 +175,6 @@ mod tests {
         let back = MappingFile::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(back, file, "{text}");
         assert!(text.contains("# Columns found:"));
+        assert!(text.contains("\nphone = [\"Telefon\", \"Handy\"]\n"), "{text}");
     }
 }

@@ -1,6 +1,7 @@
 //! Phone numbers to E.164. Owns everything between a cell's text and `+4915112345678`: undoing
 //! what spreadsheets and people do to numbers (apostrophes, `00` prefixes, `+49 (0) 151`,
-//! separators of every kind, Unicode spaces and digits, extensions), then Google's
+//! separators of every kind, Unicode spaces and digits, extensions, a remark after the number,
+//! Excel's scientific notation), then Google's
 //! libphonenumber rules through `rlibphonenumber` for the country, the validity and the format.
 //!
 //! The cleaning writes the digits into a stack buffer, so a plain number costs the parser and
@@ -51,6 +52,13 @@ pub struct Phone {
     pub region: Option<String>,
     /// An extension found after the number (`ext. 12` -> `12`): calls cannot dial it.
     pub extension_dropped: Option<String>,
+    /// Words after the number (`0172 1234567 (privat)` -> `(privat)`): not part of what is
+    /// dialled, so not sent; the row says so.
+    pub remark_dropped: Option<String>,
+    /// Written with its country code (`+48 …`, `0048 …`, or E.164's digits without the `+`),
+    /// so it reads the same whatever the row's country: a number without one needs a country
+    /// to be read in, and a row whose country is unknown has none.
+    pub international: bool,
     /// Mobile, fixed line, premium rate, ... by the number plan; never `Unknown` for a valid
     /// number.
     pub number_type: PhoneNumberType,
@@ -81,6 +89,10 @@ pub enum PhoneProblem {
     InvalidCountryCode,
     #[error("not a valid {region} number")]
     InvalidForRegion { region: String },
+    /// `4,91511E+12`: what a CSV saved from Excel holds for a long number in a cell formatted
+    /// as a number. The digits after the sixth are gone; no parser can bring them back.
+    #[error("Excel stored this number in scientific notation and dropped its last digits")]
+    ScientificNotation,
 }
 
 impl PhoneProblem {
@@ -88,6 +100,7 @@ impl PhoneProblem {
     pub fn code(&self) -> &'static str {
         match self {
             PhoneProblem::Missing => "missing_phone",
+            PhoneProblem::ScientificNotation => "scientific_notation",
             _ => "invalid_phone",
         }
     }
@@ -113,37 +126,51 @@ impl PhoneParser {
     /// Normalizes one cell's text.
     pub fn parse(&self, raw: &str) -> Result<Phone, PhoneProblem> {
         let text = trim(raw);
-        if text.is_empty() || is_placeholder(text) {
+        if is_missing(raw) {
             return Err(PhoneProblem::Missing);
         }
+        match scientific(text) {
+            Some(Scientific::Exact(digits)) => return self.parse(&digits),
+            Some(Scientific::Lost) => return Err(PhoneProblem::ScientificNotation),
+            None => {}
+        }
         let cleaned = clean(text)?;
-        let (Valid { number, region, kind }, extension) = self.parse_cleaned(&cleaned)?;
+        let (Valid { number, region, kind }, attempt) =
+            self.parse_cleaned(&cleaned).map_err(|problem| match cleaned.remark {
+                // Words after digits that are no number: the words were the cell, not a remark.
+                Some(_) => PhoneProblem::NotANumber,
+                None => problem,
+            })?;
         Ok(Phone {
             e164: e164(&number),
             region: region.map(|r| r.to_string()),
-            extension_dropped: extension.map(str::to_owned),
+            extension_dropped: attempt.extension.map(str::to_owned),
+            remark_dropped: cleaned.remark.map(str::to_owned),
+            international: attempt.digits.as_str().starts_with('+'),
             number_type: kind,
         })
     }
 
-    /// The first valid reading, with the extension it implies; when there is none, what is
-    /// wrong with the plain one.
+    /// The first valid reading, with the attempt it came from (its extension, and whether it
+    /// was read with a country code); when there is none, what is wrong with the plain one.
     fn parse_cleaned<'a>(
         &self,
         cleaned: &Cleaned<'a>,
-    ) -> Result<(Valid, Option<&'a str>), PhoneProblem> {
+    ) -> Result<(Valid, Attempt<'a>), PhoneProblem> {
         let mut plain = None;
         for attempt in cleaned.attempts(self.country_code).into_iter().flatten() {
             let reading = self.read(attempt.digits.as_str());
             if let Ok(Reading::Valid(valid)) = reading {
-                return Ok((valid, attempt.extension));
+                return Ok((valid, attempt));
             }
             if attempt.digits.as_str() == cleaned.digits.as_str() {
                 plain = Some(reading);
             }
         }
         match plain.unwrap_or_else(|| self.read(cleaned.digits.as_str()))? {
-            Reading::Valid(valid) => Ok((valid, cleaned.extension)),
+            Reading::Valid(valid) => {
+                Ok((valid, Attempt { digits: cleaned.digits, extension: cleaned.extension }))
+            }
             Reading::Invalid(number) => Err(self.problem(&number)),
         }
     }
@@ -266,6 +293,38 @@ fn is_blank(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}' | '\u{FEFF}')
 }
 
+/// Whether a cell holds no number at all: empty, blank or a placeholder (`-`, `n/a`, `keine`).
+/// A phone column list (`phone = ["Telefon", "Mobil"]`) moves on past such a cell.
+pub fn is_missing(raw: &str) -> bool {
+    let text = trim(raw);
+    text.is_empty() || is_placeholder(text)
+}
+
+/// A cell in scientific notation (`4,91511E+12`, `4.91511E+12`, `4.915112345678E+12`).
+enum Scientific {
+    /// Every digit is still there: the number, as digits.
+    Exact(String),
+    /// Fewer digits than the exponent says: the rest were rounded away.
+    Lost,
+}
+
+/// Scientific notation as Excel writes it into a CSV, in either decimal separator; `None`
+/// for anything else, which the cleaning judges.
+fn scientific(text: &str) -> Option<Scientific> {
+    let (mantissa, exponent) = text.split_once(['e', 'E'])?;
+    let exponent: usize = exponent.strip_prefix('+').unwrap_or(exponent).parse().ok()?;
+    let (whole, fraction) = mantissa.split_once(['.', ',']).unwrap_or((mantissa, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) || fraction.len() > exponent
+    {
+        return None;
+    }
+    if fraction.len() < exponent {
+        return Some(Scientific::Lost);
+    }
+    Some(Scientific::Exact(format!("{whole}{fraction}")))
+}
+
 /// What people write when there is no number.
 fn is_placeholder(text: &str) -> bool {
     const PLACEHOLDERS: [&str; 15] = [
@@ -337,6 +396,8 @@ impl Digits {
 struct Cleaned<'a> {
     digits: Digits,
     extension: Option<&'a str>,
+    /// Words after the number (`(privat)`, `/ WhatsApp`), not part of it.
+    remark: Option<&'a str>,
     /// Where a `(0)` after the country code was dropped: kept in a second reading in case it
     /// belonged to the number (Italian numbers keep their leading zero).
     dropped_trunk_zero: Option<usize>,
@@ -395,10 +456,14 @@ fn clean(text: &str) -> Result<Cleaned<'_>, PhoneProblem> {
     let mut digits = Digits::new();
     let mut dropped_trunk_zero = None;
     let mut extension = None;
+    let mut remark = None;
+    // Where the last digit ends: the number's text stops there when a remark follows.
+    let mut digits_end = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if let Some(d) = ascii_digit(c) {
             digits.push(d)?;
+            digits_end = at + c.len_utf8();
             continue;
         }
         let started = digits.len > 0;
@@ -417,6 +482,9 @@ fn clean(text: &str) -> Result<Cleaned<'_>, PhoneProblem> {
         } else if let Some(ext) = extension_at(&text[at..]) {
             extension = Some(ext);
             break;
+        } else if let Some(words) = remark_after(text, digits_end) {
+            remark = Some(words);
+            break;
         } else {
             return Err(PhoneProblem::NotANumber);
         }
@@ -424,12 +492,33 @@ fn clean(text: &str) -> Result<Cleaned<'_>, PhoneProblem> {
     if digits.digit_count() == 0 {
         return Err(PhoneProblem::NotANumber);
     }
+    let number = if remark.is_some() { &text[..digits_end] } else { text };
     Ok(Cleaned {
         digits: international_prefix(digits),
         extension,
+        remark,
         dropped_trunk_zero: dropped_trunk_zero.map(|at| at - usize::from(starts_with_00(&digits))),
-        dash_suffix: extension.is_none().then(|| dash_suffix(text)).flatten(),
+        dash_suffix: extension.is_none().then(|| dash_suffix(number)).flatten(),
     })
+}
+
+/// What may stand between a number and a remark after it, besides spaces.
+const REMARK_OPENERS: &str = "(/,;:-\u{2013}\u{2014}[";
+
+/// A remark after the number's last digit (`(privat)`, `/ WhatsApp`, `, Zentrale`): words set
+/// off by a space or an opening sign, with no digit between the number and the words, the
+/// number's brackets closed before it (`030 1234567 (2. Büro)` is no number and a remark), and
+/// fewer than five digits in it (more would be a second number, which must not go unseen).
+fn remark_after(text: &str, digits_end: usize) -> Option<&str> {
+    let (number, tail) = text.split_at(digits_end);
+    let gap = &tail[..tail.find(char::is_alphabetic)?];
+    let set_off = !gap.is_empty() && gap.chars().all(|c| is_blank(c) || REMARK_OPENERS.contains(c));
+    let closed = number.matches('(').count() == number.matches(')').count();
+    let words = tail
+        .trim_start_matches(|c: char| is_blank(c) || (c != '(' && REMARK_OPENERS.contains(c)))
+        .trim_end_matches(is_blank);
+    let few_digits = words.chars().filter_map(ascii_digit).count() < 5;
+    (set_off && closed && few_digits).then_some(words)
 }
 
 /// The digits of a trailing ` -42` or ` – 42` (a space before the dash, up to five digits).
@@ -810,6 +899,75 @@ mod tests {
         for number in numbers {
             let formatted = PHONE_NUMBER_UTIL.format(&number, PhoneNumberFormat::E164);
             assert_eq!(super::e164(&number), formatted, "{number:?}");
+        }
+    }
+
+    #[test]
+    fn a_remark_after_the_number_is_kept_apart() {
+        for (raw, want, remark) in [
+            ("0172 1234567 (privat)", "+491721234567", "(privat)"),
+            ("030 1234567 (Zentrale)", "+49301234567", "(Zentrale)"),
+            ("+49 151 12345678 / WhatsApp", "+4915112345678", "WhatsApp"),
+            ("030 1234567, Zentrale", "+49301234567", "Zentrale"),
+            ("+49 (0) 151 12345678 - nur abends", "+4915112345678", "nur abends"),
+            ("0151 12345678 ab 18 Uhr", "+4915112345678", "ab 18 Uhr"),
+        ] {
+            let phone = de().parse(raw).unwrap_or_else(|p| panic!("`{raw}`: {p}"));
+            assert_eq!(phone.e164, want, "{raw}");
+            assert_eq!(phone.remark_dropped.as_deref(), Some(remark), "{raw}");
+        }
+        assert_eq!(de().parse("+49 151 12345678").unwrap().remark_dropped, None);
+        // An extension is still an extension, not a remark.
+        let phone = de().parse("+49 30 12345678 Durchwahl 12").unwrap();
+        assert_eq!((phone.extension_dropped.as_deref(), phone.remark_dropped), (Some("12"), None));
+    }
+
+    #[test]
+    fn words_that_are_no_remark_leave_the_cell_invalid() {
+        for raw in [
+            "0151 CALL ME",
+            "0151CALL",
+            "0151 12345678privat",
+            "030 1234567 (2. Büro)",
+            "0151 12345678 oder 0171 1234567",
+            "030 1234567, 89 Zentrale",
+            "privat",
+        ] {
+            assert_eq!(problem(raw), PhoneProblem::NotANumber, "{raw}");
+        }
+    }
+
+    #[test]
+    fn scientific_notation_that_lost_digits_is_named() {
+        for raw in ["4,91511E+12", "4.91511E+12", "4,91511e+12", "4.9E12", "'4,91511E+12"] {
+            assert_eq!(problem(raw), PhoneProblem::ScientificNotation, "{raw}");
+        }
+        assert_eq!(PhoneProblem::ScientificNotation.code(), "scientific_notation");
+        // Every digit still there (Excel's full precision): the number is whole.
+        assert_eq!(e164("4.915112345678E+12"), "+4915112345678");
+        assert_eq!(e164("4915112345678"), "+4915112345678");
+        // Not scientific notation at all: judged as any other text.
+        assert_eq!(problem("1.23456789E-3"), PhoneProblem::NotANumber);
+        assert_eq!(problem("Eva"), PhoneProblem::NotANumber);
+    }
+
+    #[test]
+    fn a_number_says_whether_it_carried_its_country_code() {
+        for raw in ["+48 512 345 678", "0048 512 345 678", "4915112345678", "+49 (0) 30 1234567"] {
+            assert!(de().parse(raw).unwrap().international, "{raw}");
+        }
+        for raw in ["0512 345 678", "030 1234567", "15112345678", "33612345678"] {
+            assert!(!de().parse(raw).unwrap().international, "{raw}");
+        }
+    }
+
+    #[test]
+    fn missing_means_empty_or_a_placeholder() {
+        for raw in ["", "  ", "n/a", "-", "keine", "\u{a0}"] {
+            assert!(is_missing(raw), "{raw:?}");
+        }
+        for raw in ["0", "0151", "x", "#REF!"] {
+            assert!(!is_missing(raw), "{raw:?}");
         }
     }
 

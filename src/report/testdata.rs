@@ -183,11 +183,12 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 20] {
+pub(crate) fn all_codes() -> [IssueCode; 22] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
         | InvalidPhone
+        | ScientificNotation
         | MissingCampaign
         | UnknownCampaign
         | AmbiguousCampaign
@@ -197,6 +198,7 @@ pub(crate) fn all_codes() -> [IssueCode; 20] {
         | RequestFailed
         | InvalidSecondaryPhone
         | ExtensionDropped
+        | RemarkDropped
         | CellError
         | Suppressed
         | SuppressedSecondary
@@ -210,6 +212,7 @@ pub(crate) fn all_codes() -> [IssueCode; 20] {
     [
         MissingPhone,
         InvalidPhone,
+        ScientificNotation,
         MissingCampaign,
         UnknownCampaign,
         AmbiguousCampaign,
@@ -219,6 +222,7 @@ pub(crate) fn all_codes() -> [IssueCode; 20] {
         RequestFailed,
         InvalidSecondaryPhone,
         ExtensionDropped,
+        RemarkDropped,
         CellError,
         Suppressed,
         SuppressedSecondary,

@@ -35,6 +35,8 @@ pub enum RowStatus {
 pub enum IssueCode {
     MissingPhone,
     InvalidPhone,
+    /// `4,91511E+12`: Excel already dropped the number's last digits.
+    ScientificNotation,
     MissingCampaign,
     UnknownCampaign,
     AmbiguousCampaign,
@@ -44,6 +46,8 @@ pub enum IssueCode {
     RequestFailed,
     InvalidSecondaryPhone,
     ExtensionDropped,
+    /// Words after the number (`(privat)`), not sent with it.
+    RemarkDropped,
     CellError,
     Suppressed,
     SuppressedSecondary,
@@ -60,6 +64,7 @@ impl IssueCode {
         match self {
             IssueCode::MissingPhone => "missing_phone",
             IssueCode::InvalidPhone => "invalid_phone",
+            IssueCode::ScientificNotation => "scientific_notation",
             IssueCode::MissingCampaign => "missing_campaign",
             IssueCode::UnknownCampaign => "unknown_campaign",
             IssueCode::AmbiguousCampaign => "ambiguous_campaign",
@@ -69,6 +74,7 @@ impl IssueCode {
             IssueCode::RequestFailed => "request_failed",
             IssueCode::InvalidSecondaryPhone => "invalid_secondary_phone",
             IssueCode::ExtensionDropped => "extension_dropped",
+            IssueCode::RemarkDropped => "remark_dropped",
             IssueCode::CellError => "cell_error",
             IssueCode::Suppressed => "suppressed",
             IssueCode::SuppressedSecondary => "suppressed_secondary",
@@ -110,9 +116,14 @@ impl IssueCode {
     /// What a person should do about it, for the HTML report and the terminal summary.
     pub fn fix(self) -> &'static str {
         match self {
-            IssueCode::MissingPhone => "enter a phone number in the phone column",
+            IssueCode::MissingPhone => {
+                "enter a phone number in the phone column, or name a column to fall back on: phone = [\"Telefon\", \"Mobil\"] takes the first one filled"
+            }
             IssueCode::InvalidPhone => {
                 "correct the number, or write it with its country code (+49 …) if it is foreign"
+            }
+            IssueCode::ScientificNotation => {
+                "format the column as text and type the number again: Excel stored it in scientific notation and dropped its last digits"
             }
             IssueCode::MissingCampaign => "fill in the campaign column or pass --campaign",
             IssueCode::UnknownCampaign => "use the id or exact name of an existing campaign",
@@ -127,6 +138,9 @@ impl IssueCode {
                 "correct the secondary number; the lead went without it"
             }
             IssueCode::ExtensionDropped => "none needed: the service takes no extensions",
+            IssueCode::RemarkDropped => {
+                "none needed: the number was kept and sent without the remark; put remarks in a column of their own to send them as a variable"
+            }
             IssueCode::CellError => "fix the formula in the spreadsheet",
             IssueCode::Suppressed => {
                 "none needed: the number is on a do-not-call list and is never sent"
@@ -141,7 +155,7 @@ impl IssueCode {
                 "check the secondary number's country code; it was left out"
             }
             IssueCode::UnknownCountry => {
-                "write the country as a code (DE, AT, CH) or a name; the default region was used"
+                "write the country as a code (PL, SE, CZ) or a name, or the number with its country code (+48 …): a number without one is never read in another country"
             }
             IssueCode::BlockedNumberType => {
                 "use another number for this person, or change `block_number_types` if calling this type is intended"

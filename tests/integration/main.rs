@@ -11,6 +11,7 @@ mod identity;
 mod import;
 mod install;
 mod limits;
+mod phone_habits;
 mod progress;
 mod reading;
 mod push;

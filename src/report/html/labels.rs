@@ -20,6 +20,7 @@ pub(super) fn reason(code: IssueCode) -> &'static str {
     match code {
         IssueCode::MissingPhone => "No phone number",
         IssueCode::InvalidPhone => "Phone number not valid",
+        IssueCode::ScientificNotation => "Number cut short by Excel",
         IssueCode::MissingCampaign => "No campaign",
         IssueCode::UnknownCampaign => "Unknown campaign",
         IssueCode::AmbiguousCampaign => "Ambiguous campaign name",
@@ -29,6 +30,7 @@ pub(super) fn reason(code: IssueCode) -> &'static str {
         IssueCode::RequestFailed => "Could not be sent",
         IssueCode::InvalidSecondaryPhone => "Second number not valid",
         IssueCode::ExtensionDropped => "Extension dropped",
+        IssueCode::RemarkDropped => "Remark after the number dropped",
         IssueCode::CellError => "Formula error in a cell",
         IssueCode::Suppressed => "On a suppression list",
         IssueCode::SuppressedSecondary => "Second number on a suppression list",

@@ -167,7 +167,7 @@ pub async fn import(
         }
         _ => None,
     };
-    let reports = Reports::create(&opts.reports, &headers)?;
+    let reports = Reports::create(&opts.reports, &headers, source.delimiter.unwrap_or(b','))?;
     let mut run = RunInfo {
         source: opts.location.clone(),
         sheet: source.sheet.clone(),

@@ -72,14 +72,17 @@ impl ReportFormat {
 }
 
 /// Creates the writer for `path`'s format. `run_headers` are the source's column headers, which
-/// the CSV report repeats first so that it re-imports with the same mapping.
+/// the CSV report repeats first so that it re-imports with the same mapping; `delimiter` is
+/// the source's (`,` for a workbook), which the CSV report uses too, so that it opens in the
+/// Excel the source came from.
 pub fn create_writer(
     path: &Path,
     run_headers: &[String],
+    delimiter: u8,
 ) -> Result<Box<dyn ReportWriter>, ReportError> {
     Ok(match ReportFormat::from_path(path)? {
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
-        ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
+        ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers, delimiter)?),
         ReportFormat::Html => Box::new(html::HtmlWriter::create(path, run_headers)?),
         ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers)?),
     })
@@ -110,15 +113,22 @@ pub struct Reports {
 impl Reports {
     /// Checks every path's format, then creates every file, so that a typo in the last
     /// `--report` fails before any row is read. Files already created are removed on failure.
-    pub fn create(paths: &[PathBuf], headers: &[String]) -> Result<Reports, ReportError> {
+    /// `delimiter` is the source's CSV delimiter (see [`create_writer`]).
+    pub fn create(
+        paths: &[PathBuf],
+        headers: &[String],
+        delimiter: u8,
+    ) -> Result<Reports, ReportError> {
         for (i, path) in paths.iter().enumerate() {
             ReportFormat::from_path(path)?;
             if paths[..i].contains(path) {
                 return Err(ReportError::DuplicatePath { path: path.clone() });
             }
         }
-        let writers =
-            paths.iter().map(|path| create_writer(path, headers)).collect::<Result<Vec<_>, _>>()?;
+        let writers = paths
+            .iter()
+            .map(|path| create_writer(path, headers, delimiter))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Reports {
             writers,
             paths: paths.to_vec(),
@@ -229,14 +239,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths = [dir.path().join("r.json"), dir.path().join("r.txt")];
         assert!(matches!(
-            Reports::create(&paths, &headers()),
+            Reports::create(&paths, &headers(), b','),
             Err(ReportError::UnknownFormat { .. })
         ));
         let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers(), b','),
+            Err(ReportError::Create { .. })
+        ));
         let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
         assert!(matches!(
-            Reports::create(&paths, &headers()),
+            Reports::create(&paths, &headers(), b','),
             Err(ReportError::DuplicatePath { .. })
         ));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -247,7 +260,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths: Vec<PathBuf> =
             ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
-        let mut reports = Reports::create(&paths, &headers()).unwrap();
+        let mut reports = Reports::create(&paths, &headers(), b',').unwrap();
         for row in rows() {
             reports.write_row(&row).unwrap();
         }

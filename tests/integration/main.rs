@@ -5,6 +5,7 @@ mod client;
 mod durability;
 mod exactly_once;
 mod events;
+mod excel;
 mod guards;
 mod house;
 mod identity;

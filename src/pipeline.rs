@@ -167,7 +167,11 @@ pub async fn import(
         }
         _ => None,
     };
-    let reports = Reports::create(&opts.reports, &headers, source.delimiter.unwrap_or(b','))?;
+    let shape = report::SourceShape {
+        delimiter: source.delimiter.unwrap_or(b','),
+        phone_column: Some(plan.phone),
+    };
+    let reports = Reports::create(&opts.reports, &headers, shape)?;
     let mut run = RunInfo {
         source: opts.location.clone(),
         sheet: source.sheet.clone(),
@@ -181,10 +185,12 @@ pub async fn import(
         started_at,
         finished_at: String::new(),
     };
-    // The CSV and XLSX fix files carry every row's original cells.
+    // The CSV and XLSX fix files carry every row's original cells, and the HTML report shows
+    // the phone as typed of every row to fix, a duplicate's too, whose number did parse.
     let keep_cells = opts.reports.iter().any(|p| {
-        p.extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("xlsx"))
+        p.extension().is_some_and(|e| {
+            ["csv", "xlsx", "html", "htm"].iter().any(|kept| e.eq_ignore_ascii_case(kept))
+        })
     });
     let checkers = Checkers {
         guards: Arc::new(guards),

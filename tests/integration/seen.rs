@@ -1,6 +1,7 @@
-//! What a person opening leadsync's files in Excel sees (issue 25, items 13 and 14): CSV reports
-//! and exports in the delimiter their Excel splits by, phone numbers as typed, never behind a
-//! `'`, and the HTML report's rows to fix with the phone as typed and a name to find them by.
+//! What a person sees of a run (issue 25, items 9, 13 and 14): CSV reports and exports in the
+//! delimiter their Excel splits by, phone numbers as typed, never behind a `'`; the HTML
+//! report's rows to fix with the phone as typed and a name to find them by; and the terminal's
+//! words: every reason accounted for, `1 row`, `--report`'s formats.
 
 use std::path::Path;
 
@@ -85,4 +86,58 @@ fn exports_write_the_delimiter_asked_for() {
         .ok();
     let conversations = read("conversations.csv");
     assert!(conversations.starts_with("received_at|kind|"), "{conversations}");
+}
+
+/// The HTML report's rows to fix show what was typed, also for a duplicate, whose number
+/// parsed (it showed `+4915150000002`), and who the row is about.
+#[test]
+fn the_html_rows_to_fix_show_the_phone_as_typed_and_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write(
+        dir.path(),
+        "kunden.csv",
+        "Vorname;Nachname;Telefon\nAnna;Schmidt;0151 50000002\nAnna;Schmidt;0151-50000002\n",
+    );
+    let html = dir.path().join("r.html");
+    Cli::new()
+        .args(["import"])
+        .args([&source])
+        .args(["--offline", "--campaign", "1", "--report"])
+        .args([&html])
+        .expect_code(3);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<th>Name</th><th>Phone as typed</th>"), "a name column");
+    assert!(page.contains("<td class=\"name\">Anna Schmidt</td>"), "{page}");
+    assert!(page.contains(">0151-50000002</td>"), "the duplicate as typed: {page}");
+    assert!(!page.contains(">+4915150000002</td>"), "not its E.164 form");
+}
+
+/// More reasons than the top three: the rest are counted, not hidden.
+#[test]
+fn the_top_reasons_say_how_many_more_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write(
+        dir.path(),
+        "r.csv",
+        "Name,Telefon,Kampagne\nA,,X\nB,12,X\nC,0151 50000001,\nD,0151 50000002,X\n\
+         E,0151 50000002,X\nF,0151 50000003,X\n",
+    );
+    let (_, err) = Cli::new().args(["import"]).args([&source]).args(["--offline"]).expect_code(3);
+    assert!(err.contains("6 rows: 2 valid, 3 rejected, 1 duplicate"), "{err}");
+    assert_eq!(err.matches("  fix: ").count(), 3, "three reasons listed: {err}");
+    assert!(err.contains("  and 1 more reason (1 row): see the report"), "{err}");
+}
+
+/// One row is `1 row`, and `--report`'s help names every format, the XLSX fix file too.
+#[test]
+fn one_row_is_singular_and_the_report_help_names_xlsx() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write(dir.path(), "one.csv", "Name,Telefon\nA,0151 50000001\n");
+    let (_, err) =
+        Cli::new().args(["import"]).args([&source]).args(["--offline", "--campaign", "1"]).ok();
+    assert!(err.contains("\n1 row: 1 valid\n"), "{err}");
+    let (help, _) = Cli::new().args(["import", "--help"]).ok();
+    let report = help.split("--report").nth(1).unwrap_or_default();
+    let line = report.split("\n\n").next().unwrap_or_default();
+    assert!(line.contains(".xlsx") && line.contains(".csv") && line.contains(".html"), "{help}");
 }

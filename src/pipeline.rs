@@ -26,7 +26,7 @@ use crate::push::{
     CollectError, Collector, LeadIndex, PushConfig, PushSummary, SendPlan, SkipPreview,
 };
 use crate::report::{self, ReportError, Reports, RowReport, RunInfo};
-use crate::source::{Record, SheetSelector, Source, SourceError, SourceOptions};
+use crate::source::{Extent, Record, SheetSelector, Source, SourceError, SourceOptions};
 use crate::validate::{CampaignBook, Campaigns, Checked, Deduper, RowChecker};
 
 /// Rows per batch: large enough to amortize channel hops, small enough to keep memory flat.
@@ -167,7 +167,11 @@ pub async fn import(
         }
         _ => None,
     };
-    let reports = Reports::create(&opts.reports, &headers)?;
+    let shape = report::SourceShape {
+        delimiter: source.delimiter.unwrap_or(b','),
+        phone_column: Some(plan.phone),
+    };
+    let reports = Reports::create(&opts.reports, &headers, shape)?;
     let mut run = RunInfo {
         source: opts.location.clone(),
         sheet: source.sheet.clone(),
@@ -181,10 +185,12 @@ pub async fn import(
         started_at,
         finished_at: String::new(),
     };
-    // The CSV and XLSX fix files carry every row's original cells.
+    // The CSV and XLSX fix files carry every row's original cells, and the HTML report shows
+    // the phone as typed of every row to fix, a duplicate's too, whose number did parse.
     let keep_cells = opts.reports.iter().any(|p| {
-        p.extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("xlsx"))
+        p.extension().is_some_and(|e| {
+            ["csv", "xlsx", "html", "htm"].iter().any(|kept| e.eq_ignore_ascii_case(kept))
+        })
     });
     let checkers = Checkers {
         guards: Arc::new(guards),
@@ -204,10 +210,10 @@ pub async fn import(
     let progress = Arc::new(Progress::default());
     let (reports, push) = match send {
         Some(plan) => {
-            if let Some(rows) = extent.estimated_rows() {
-                let settled = plan.recovered.done() as u64;
-                let rate = plan.config.rate;
-                progress::announce_plan(opts.display, rows, settled, rate, plan.lead_key);
+            let (count, rows_rx) = count_sends(rows_rx, &plan, &extent).await;
+            if let Some(count) = count {
+                progress.plan_sends(count.to_send);
+                progress::announce_plan(opts.display, count, plan.config.rate, plan.lead_key);
             }
             let collector = Collector::new(
                 client.expect("sending needs a client"),
@@ -260,6 +266,95 @@ pub async fn import(
         return Err(PipelineError::NoRows { location: opts.location.clone() });
     }
     Ok(ImportResult { outcome, run, mapping_notes, push })
+}
+
+/// Rows looked at before the first request to count what a run will send: a sheet of up to
+/// this many is counted exactly, a longer one from its first rows. Held in memory until sending
+/// starts, they cost a few MiB and a moment of reading.
+const PLAN_ROWS: usize = 10_000;
+
+/// Counts the rows a run will send among its first [`PLAN_ROWS`] (all of a smaller sheet):
+/// valid rows that neither an earlier run of the journal settled nor, under `sync` or
+/// `--skip-existing`, the lead list holds. A longer sheet's count is scaled to its estimated
+/// rows; without an estimate there is no count. Returns the rows, to be sent as if never held.
+async fn count_sends(
+    mut rows: mpsc::Receiver<Vec<RowReport>>,
+    plan: &SendPlan,
+    extent: &Extent,
+) -> (Option<progress::SendCount>, mpsc::Receiver<Vec<RowReport>>) {
+    let mut head = Vec::new();
+    let mut seen = 0;
+    let mut ended = false;
+    while seen < PLAN_ROWS {
+        match rows.recv().await {
+            Some(batch) => {
+                seen += batch.len();
+                head.push(batch);
+            }
+            None => {
+                ended = true;
+                break;
+            }
+        }
+    }
+    let mut count = head_count(&head, plan);
+    let scale = match (ended, extent.estimated_rows()) {
+        (true, _) => Some(1.0),
+        (false, Some(total)) if seen > 0 => Some(total as f64 / seen as f64),
+        (false, _) => None,
+    };
+    let (tx, forwarded) = mpsc::channel(BATCHES_IN_FLIGHT);
+    tokio::spawn(async move {
+        for batch in head {
+            if tx.send(batch).await.is_err() {
+                return;
+            }
+        }
+        while let Some(batch) = rows.recv().await {
+            if tx.send(batch).await.is_err() {
+                return;
+            }
+        }
+    });
+    let Some(scale) = scale else { return (None, forwarded) };
+    let scaled = |n: u64| (n as f64 * scale).round() as u64;
+    count.to_send = scaled(count.to_send);
+    count.skipped = scaled(count.skipped);
+    count.settled = plan.recovered.done() as u64;
+    (Some(count), forwarded)
+}
+
+/// The rows to send and to skip among `head`, judged as the collector will judge them.
+fn head_count(head: &[Vec<RowReport>], plan: &SendPlan) -> progress::SendCount {
+    // A copy of the lead list for as long as the head is counted: `SkipPreview` owns one, and
+    // the collector keeps its own.
+    let mut preview = plan.skip_existing.then(|| {
+        let index = LeadIndex::clone(&plan.index);
+        SkipPreview::new(
+            index,
+            &plan.location,
+            plan.sheet.as_deref(),
+            plan.lead_key,
+            plan.allow_duplicates,
+        )
+    });
+    let mut count = progress::SendCount::default();
+    for row in head.iter().flatten() {
+        let mut row = row.clone();
+        let valid = row.status == report::RowStatus::Valid;
+        // Judged whatever its fate: the preview counts every row for the keys, as a real run.
+        if let Some(preview) = preview.as_mut() {
+            preview.judge(&mut row);
+        }
+        let settled =
+            matches!(plan.recovered.rows.get(row.row), Some(journal::RowState::Done { .. }));
+        match row.status {
+            _ if !valid || settled => {}
+            report::RowStatus::Valid => count.to_send += 1,
+            _ => count.skipped += 1,
+        }
+    }
+    count
 }
 
 /// Dry run: every row straight into the reports.

@@ -35,11 +35,20 @@ pub struct Progress {
     sent: AtomicU64,
     created: AtomicU64,
     problems: AtomicU64,
+    /// Rows not sent because their lead is on the service already.
+    skipped: AtomicU64,
     /// Rows with their outcome, whatever it is.
     done: AtomicU64,
+    /// The requests the plan expects the run to send, once it is known.
+    planned_sends: std::sync::OnceLock<u64>,
 }
 
 impl Progress {
+    /// The plan's count of rows to send: the ETA counts down from it.
+    pub fn plan_sends(&self, rows: u64) {
+        let _ = self.planned_sends.set(rows);
+    }
+
     pub fn row_read(&self) {
         self.read.fetch_add(1, Ordering::Relaxed);
     }
@@ -55,7 +64,8 @@ impl Progress {
             RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed => {
                 self.problems.fetch_add(1, Ordering::Relaxed)
             }
-            RowStatus::Valid | RowStatus::Skipped | RowStatus::NotSent => 0,
+            RowStatus::Skipped => self.skipped.fetch_add(1, Ordering::Relaxed),
+            RowStatus::Valid | RowStatus::NotSent => 0,
         };
     }
 
@@ -107,9 +117,24 @@ pub fn announce_mapping(display: Display, notes: &[String]) {
     }
 }
 
-/// Before the first request: how many rows, at what pace, and so about how long.
-pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64, lead_key: bool) {
-    say(display, &plan_line(rows, settled, rate));
+/// What a run will send, as counted before the first request (see `pipeline`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendCount {
+    /// Rows that will be sent.
+    pub to_send: u64,
+    /// Rows whose lead is on the service already (`sync`, `--skip-existing`).
+    pub skipped: u64,
+    /// Rows an earlier run of the same journal settled.
+    pub settled: u64,
+}
+
+/// Before the first request: how many rows, at what pace, and so about how long. Nothing when
+/// nothing is left to send: the summary says so, and "about 0 rows" would only contradict it.
+pub fn announce_plan(display: Display, count: SendCount, rate: f64, lead_key: bool) {
+    if count.to_send == 0 {
+        return;
+    }
+    say(display, &plan_line(count, rate));
     if !lead_key {
         say(display, NO_LEAD_KEY);
     }
@@ -118,22 +143,28 @@ pub fn announce_plan(display: Display, rows: u64, settled: u64, rate: f64, lead_
 /// Said when `lead_key = false`: what a run gives up without the key.
 pub const NO_LEAD_KEY: &str = "leads are sent without their own key (lead_key = false): rows are matched to leads by number and content, which cannot tell identical rows apart";
 
-/// `about 200,000 rows to send at 5/s: about 11 h (--rate to change)`.
-pub fn plan_line(rows: u64, settled: u64, rate: f64) -> String {
-    let left = rows.saturating_sub(settled);
-    let noun = if left == 1 { "row" } else { "rows" };
-    let what = match settled {
-        0 => format!("about {} {noun} to send", thousands(left)),
-        n => format!(
-            "about {} {noun} left to send ({} settled by an earlier run)",
-            thousands(left),
-            thousands(n)
-        ),
-    };
+/// `about 200 rows to send (361 already on the service) at 5/s: about 40 s (--rate to change)`.
+/// Only the rows that will be sent make the time: skipped and settled rows cost no request.
+pub fn plan_line(count: SendCount, rate: f64) -> String {
+    let SendCount { to_send, skipped, settled } = count;
+    let noun = if to_send == 1 { "row" } else { "rows" };
+    let left = if settled > 0 { " left" } else { "" };
+    let mut not_sent = Vec::new();
+    if settled > 0 {
+        not_sent.push(format!("{} settled by an earlier run", thousands(settled)));
+    }
+    if skipped > 0 {
+        not_sent.push(format!("{} already on the service", thousands(skipped)));
+    }
+    let mut what = format!("about {} {noun}{left} to send", thousands(to_send));
+    if !not_sent.is_empty() {
+        what.push_str(&format!(" ({})", not_sent.join(", ")));
+    }
     if rate <= 0.0 {
         return format!("{what}, no rate limit (--rate to set one)");
     }
-    let secs = left as f64 / rate;
+    // A request takes some time however fast the limit: never "about 0 s".
+    let secs = (to_send as f64 / rate).max(1.0);
     format!("{what} at {}/s: about {} (--rate to change)", trim_rate(rate), human(secs))
 }
 
@@ -190,6 +221,7 @@ fn draw(
 fn status_line(progress: &Progress, context: &Context, elapsed: Duration) -> String {
     let (read, sent, created, problems) = progress.snapshot();
     let done = progress.done.load(Ordering::Relaxed);
+    let skipped = progress.skipped.load(Ordering::Relaxed);
     let per_second = sent as f64 / elapsed.as_secs_f64().max(0.001);
     let estimated = context.extent.as_ref().and_then(|e| e.estimated_rows()).filter(|&n| n > 0);
     // Rows with an outcome over the rows the file holds; reading runs ahead of sending, so the
@@ -202,12 +234,14 @@ fn status_line(progress: &Progress, context: &Context, elapsed: Duration) -> Str
     if let Some(fraction) = fraction {
         line.push_str(&format!("{:.0}% · ", fraction * 100.0));
     }
-    line.push_str(&format!(
-        "{read} rows read · {sent} sent ({per_second:.1}/s) · {created} created · {problems} need attention"
-    ));
-    let rate = context.throttle.as_ref().and_then(|t| t.current_rate());
+    line.push_str(&format!("{read} rows read · {sent} sent ({per_second:.1}/s)"));
+    if skipped > 0 {
+        line.push_str(&format!(" · {skipped} skipped"));
+    }
+    line.push_str(&format!(" · {created} created · {problems} need attention"));
+    let limit = context.throttle.as_ref().and_then(|t| t.current_rate());
     if let Some(throttle) = &context.throttle {
-        if let Some(rate) = rate {
+        if let Some(rate) = limit {
             line.push_str(&format!(" · limit {rate:.1}/s"));
         }
         let waiting = throttle.retries_waiting();
@@ -215,22 +249,38 @@ fn status_line(progress: &Progress, context: &Context, elapsed: Duration) -> Str
             line.push_str(&format!(" · {waiting} retries waiting"));
         }
     }
-    let remaining = estimated.map(|rows| remaining_sends(rows, done, created));
-    if let Some(secs) = eta(fraction, elapsed, remaining, rate) {
+    let remaining = match progress.planned_sends.get() {
+        Some(&planned) => Some(planned.saturating_sub(sent) as f64),
+        None => estimated.map(|rows| remaining_sends(rows, done, created)),
+    };
+    if let Some(secs) = eta(fraction, elapsed, remaining, send_rate(sent, elapsed, limit)) {
         line.push_str(&format!(" · ETA {}", human(secs)));
     }
     line
 }
 
-/// Requests still to go: the rows without an outcome, times the share of rows so far that
-/// became leads (all of them before the first outcome).
+/// The pace the rest will go at: the one observed once a few requests have been answered (a
+/// limit the service throttles below, or slow answers, make it lower than the limit), else
+/// the limit.
+fn send_rate(sent: u64, elapsed: Duration, limit: Option<f64>) -> Option<f64> {
+    const OBSERVED_AFTER: u64 = 5;
+    let secs = elapsed.as_secs_f64();
+    match sent >= OBSERVED_AFTER && secs >= 1.0 {
+        true => Some(sent as f64 / secs),
+        false => limit,
+    }
+}
+
+/// Requests still to go when the plan did not count them: the rows without an outcome, times
+/// the share of rows so far that became leads (all of them before the first outcome).
 fn remaining_sends(estimated_rows: u64, done: u64, created: u64) -> f64 {
     let share = if done == 0 { 1.0 } else { (created as f64 / done as f64).min(1.0) };
     estimated_rows.saturating_sub(done) as f64 * share
 }
 
-/// Seconds left: under a rate limit, the requests to go at that rate (reading is paced by
-/// sending, so the limit is the clock); without one, the time so far scaled by the share done.
+/// Seconds left: the requests to go at the send rate (reading is paced by sending, so sending
+/// is the clock, and skipped rows cost nothing); without a rate, the time so far scaled by the
+/// share done.
 fn eta(
     fraction: Option<f64>,
     elapsed: Duration,
@@ -271,18 +321,53 @@ mod tests {
 
     #[test]
     fn the_plan_line_says_rows_pace_and_time() {
+        let count = |to_send, skipped, settled| SendCount { to_send, skipped, settled };
         assert_eq!(
-            plan_line(200_000, 0, 5.0),
+            plan_line(count(200_000, 0, 0), 5.0),
             "about 200,000 rows to send at 5/s: about 11 h 6 min (--rate to change)"
         );
         assert_eq!(
-            plan_line(1_000, 400, 2.5),
+            plan_line(count(600, 0, 400), 2.5),
             "about 600 rows left to send (400 settled by an earlier run) at 2.5/s: about 4 min (--rate to change)"
         );
         assert_eq!(
-            plan_line(10, 0, 0.0),
+            plan_line(count(10, 0, 0), 0.0),
             "about 10 rows to send, no rate limit (--rate to set one)"
         );
+    }
+
+    /// Issue 25, item 5: 561 rows, 361 of them on the service already, at 5/s.
+    #[test]
+    fn the_plan_counts_only_the_rows_to_send() {
+        let count = SendCount { to_send: 200, skipped: 361, settled: 0 };
+        assert_eq!(
+            plan_line(count, 5.0),
+            "about 200 rows to send (361 already on the service) at 5/s: about 40 s (--rate to change)"
+        );
+        let one = SendCount { to_send: 1, skipped: 0, settled: 3 };
+        assert_eq!(
+            plan_line(one, 50.0),
+            "about 1 row left to send (3 settled by an earlier run) at 50/s: about 1 s (--rate to change)"
+        );
+    }
+
+    /// Issue 25, item 5: the live line said "70% … ETA 3 s" with 170 of 200 rows still to send
+    /// at 5/s, and never showed the skipped rows.
+    #[test]
+    fn the_live_line_shows_skips_and_counts_down_the_rows_to_send() {
+        let progress = Progress::default();
+        progress.plan_sends(200);
+        for _ in 0..391 {
+            progress.row_read();
+        }
+        (0..361).for_each(|_| progress.settled(RowStatus::Skipped));
+        for _ in 0..30 {
+            progress.sent();
+            progress.settled(RowStatus::Created);
+        }
+        let line = status_line(&progress, &Context::default(), Duration::from_secs(6));
+        assert!(line.contains("30 sent (5.0/s) · 361 skipped · 30 created"), "{line}");
+        assert!(line.ends_with(" · ETA 34 s"), "170 rows at 5/s: {line}");
     }
 
     #[test]

@@ -15,11 +15,13 @@ use super::table::{Column, ColumnKind, Table, variable_columns};
 use super::{Format, Written, write_table};
 use crate::events::{Event, StoredEvent, journal_path, read_journal};
 
-/// Exports the journal at `input` (a file, or a directory holding `events.jsonl`) to `path`.
-pub fn export_events(input: &Path, path: &Path) -> Result<Written, ExportError> {
+/// Exports the journal at `input` (a file, or a directory holding `events.jsonl`) to `path`;
+/// `delimiter` separates a CSV's cells.
+pub fn export_events(input: &Path, path: &Path, delimiter: u8) -> Result<Written, ExportError> {
     Format::from_path(path)?;
     let contents = read_journal(&journal_path(input))?;
-    let mut written = write_table(path, &events_table(&contents.events), "Conversations")?;
+    let table = events_table(&contents.events);
+    let mut written = write_table(path, &table, "Conversations", delimiter)?;
     written.skipped_lines = contents.skipped_lines;
     Ok(written)
 }

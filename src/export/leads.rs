@@ -20,11 +20,13 @@ use crate::validate::CampaignBook;
 /// How many campaigns an "unknown campaign" error lists before it says "and N more".
 const LISTED_CAMPAIGNS: usize = 20;
 
-/// Exports the account's leads (those of one campaign, given by id or name) to `path`.
+/// Exports the account's leads (those of one campaign, given by id or name) to `path`;
+/// `delimiter` separates a CSV's cells.
 pub async fn export_leads(
     client: &Client,
     campaign: Option<&str>,
     path: &Path,
+    delimiter: u8,
 ) -> Result<Written, ExportError> {
     Format::from_path(path)?;
     let campaign_id = match campaign {
@@ -35,9 +37,11 @@ pub async fn export_leads(
     leads.retain(|lead| campaign_id.is_none_or(|id| lead.campaign_id == id));
     let path: PathBuf = path.to_path_buf();
     // Building and writing a big workbook takes seconds of CPU: off the async threads.
-    tokio::task::spawn_blocking(move || write_table(&path, &leads_table(&leads), "Leads"))
-        .await
-        .map_err(|e| ExportError::Task(e.to_string()))?
+    tokio::task::spawn_blocking(move || {
+        write_table(&path, &leads_table(&leads), "Leads", delimiter)
+    })
+    .await
+    .map_err(|e| ExportError::Task(e.to_string()))?
 }
 
 /// The id of the campaign `text` names: an id, or a name compared case-insensitively.

@@ -85,11 +85,19 @@ impl Written {
     }
 }
 
-/// Writes `table` to `path` in the format its extension names; `sheet` names the worksheet.
-pub fn write_table(path: &Path, table: &Table, sheet: &str) -> Result<Written, ExportError> {
+/// Writes `table` to `path` in the format its extension names; `sheet` names the worksheet,
+/// `delimiter` separates a CSV's cells (a workbook has none).
+pub fn write_table(
+    path: &Path,
+    table: &Table,
+    sheet: &str,
+    delimiter: u8,
+) -> Result<Written, ExportError> {
     let format = Format::from_path(path)?;
     let truncated_cells = match format {
-        Format::Csv => write_atomically(path, |file| csv::write(file, table, path).map(|()| 0)),
+        Format::Csv => {
+            write_atomically(path, |file| csv::write(file, table, path, delimiter).map(|()| 0))
+        }
         Format::Xlsx => write_atomically(path, |file| xlsx::write(file, table, sheet, path)),
     }?;
     let (rows, columns) = (table.rows.len(), table.columns.len());

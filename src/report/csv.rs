@@ -2,7 +2,9 @@
 //! so a person can fix rows in Excel and import the file again with the same mapping.
 //!
 //! UTF-8 with a BOM, because Excel otherwise opens UTF-8 as the local code page and mangles
-//! umlauts. Every cell a spreadsheet would run as a formula gets a leading `'` (see
+//! umlauts; cells are separated by the source's own delimiter (`;` for a `;` source), because
+//! Excel splits a CSV by the list separator of its locale, and a German Excel opens a
+//! comma-separated file as one column. A source without one (a workbook) gets `,`. Every cell a spreadsheet would run as a formula gets a leading `'` (see
 //! [`escape_formula`]): the file is opened by people, and a cell is user-typed data.
 
 use std::borrow::Cow;
@@ -32,10 +34,15 @@ pub(crate) struct CsvWriter {
 }
 
 impl CsvWriter {
-    pub(crate) fn create(path: &Path, headers: &[String]) -> Result<CsvWriter, ReportError> {
+    pub(crate) fn create(
+        path: &Path,
+        headers: &[String],
+        delimiter: u8,
+    ) -> Result<CsvWriter, ReportError> {
         let mut out = Staged::create(path, "part")?;
         out.put(BOM)?;
-        let mut writer = CsvWriter { csv: csv::Writer::from_writer(out), width: headers.len() };
+        let csv = csv::WriterBuilder::new().delimiter(delimiter).from_writer(out);
+        let mut writer = CsvWriter { csv, width: headers.len() };
         let header = headers.iter().map(String::as_str).chain(OWN_COLUMNS);
         writer.record(header)?;
         Ok(writer)
@@ -90,12 +97,13 @@ pub(super) fn messages(issues: &[Issue]) -> String {
 
 /// Prefixes `'` to a cell that Excel, LibreOffice or Sheets would evaluate as a formula
 /// (OWASP "CSV injection"): one starting with `=`, `@`, tab or carriage return, or with `+` or
-/// `-` unless it is a plain number (`-12.5`) or an E.164 number (`+4915112345678`), which are
-/// data people expect to see unchanged.
+/// `-` unless it is a plain number (`-12.5`), an E.164 number (`+4915112345678`) or a phone
+/// number as people type it (`+49 (0)69 1234-56`), which are data people expect to see
+/// unchanged.
 pub(crate) fn escape_formula(cell: &str) -> Cow<'_, str> {
     let risky = match cell.as_bytes().first() {
         Some(b'=' | b'@' | b'\t' | b'\r') => true,
-        Some(b'+' | b'-') => !is_plain_number(cell) && !is_e164(cell),
+        Some(b'+' | b'-') => !is_plain_number(cell) && !is_e164(cell) && !is_typed_phone(cell),
         _ => false,
     };
     if risky { Cow::Owned(format!("'{cell}")) } else { Cow::Borrowed(cell) }
@@ -107,6 +115,21 @@ fn is_plain_number(cell: &str) -> bool {
     let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     !(whole.is_empty() && fraction.is_empty()) && digits(whole) && digits(fraction)
+}
+
+/// `+49 (0)69 1234-56`, `+1 (555) 123-4567`, `+43 1/234.56`: a `+`, then only digits, spaces,
+/// `(`, `)`, `-`, `/` and `.`, at least three digits among them.
+///
+/// Not escaping these is safe: what makes a cell dangerous is a function (`HYPERLINK`,
+/// `WEBSERVICE`), a cell or sheet reference, or DDE (`cmd|' /C calc'!A0`), and every one of
+/// them needs a letter, `|`, `!`, `"` or `'`, none of which such a cell holds. At worst a
+/// spreadsheet reads it as arithmetic (`+1-2`) and shows a number, which harms no one. Escaping
+/// them did harm: the `'` stays in the file, so the phone number of a fix file that is imported
+/// again, or of an export that is read by another tool, starts with a quote.
+fn is_typed_phone(cell: &str) -> bool {
+    let Some(rest) = cell.strip_prefix('+') else { return false };
+    let allowed = |c: char| c.is_ascii_digit() || matches!(c, ' ' | '(' | ')' | '-' | '/' | '.');
+    rest.chars().all(allowed) && rest.chars().filter(char::is_ascii_digit).count() >= 3
 }
 
 fn is_e164(cell: &str) -> bool {
@@ -126,15 +149,46 @@ mod tests {
 
     #[test]
     fn formulas_are_escaped() {
-        for cell in ["=1+1", "@SUM(A1)", "+1 (555)", "-1+2", "\t=x", "\r", "-", "+", "+.", "-1e5"] {
+        let cells = [
+            "=1+1",
+            "@SUM(A1)",
+            "-1+2",
+            "-2+3",
+            "\t=x",
+            "\r",
+            "-",
+            "+",
+            "+.",
+            "-1e5",
+            "+cmd|' /C calc'!A0",
+            "=HYPERLINK(\"http://x\")",
+            "@SUM(1+1)*cmd|' /C calc'!A0",
+            "+1+A1",
+            "+49 (0)69 1234\t=x",
+            "+49 69 SUM(1)",
+            "-49 (0)69 1234",
+        ];
+        for cell in cells {
             assert_eq!(escape_formula(cell), format!("'{cell}"), "{cell:?} was not escaped");
         }
     }
 
     #[test]
     fn data_stays_as_typed() {
-        let cells =
-            ["+4915112345678", "-12.5", "+3", "-.5", "plain text", "", "Müller", "a=b", "0151 1"];
+        let cells = [
+            "+4915112345678",
+            "-12.5",
+            "+3",
+            "-.5",
+            "plain text",
+            "",
+            "Müller",
+            "a=b",
+            "0151 1",
+            "+49 (0)69 1234567",
+            "+1 (555) 123-4567",
+            "+43 1/234.56",
+        ];
         for cell in cells {
             assert_eq!(escape_formula(cell), cell, "{cell:?} was changed");
         }
@@ -143,7 +197,7 @@ mod tests {
     fn report(headers: &[String]) -> String {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.csv");
-        let mut writer = Box::new(CsvWriter::create(&path, headers).unwrap());
+        let mut writer = Box::new(CsvWriter::create(&path, headers, b',').unwrap());
         rows().iter().for_each(|row| writer.write_row(row).unwrap());
         writer.finish(&Summary::default(), &run_info()).unwrap();
         std::fs::read_to_string(&path).unwrap()

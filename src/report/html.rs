@@ -30,15 +30,22 @@ pub(crate) struct HtmlWriter {
     out: Staged,
     table: Staged,
     headers: Vec<String>,
+    /// The main phone number's column, for the phone as typed.
+    phone_column: Option<usize>,
     tally: Tally,
 }
 
 impl HtmlWriter {
-    pub(crate) fn create(path: &Path, headers: &[String]) -> Result<HtmlWriter, ReportError> {
+    pub(crate) fn create(
+        path: &Path,
+        headers: &[String],
+        phone_column: Option<usize>,
+    ) -> Result<HtmlWriter, ReportError> {
         Ok(HtmlWriter {
             out: Staged::create(path, "part")?,
             table: Staged::create(path, "rows")?,
             headers: headers.to_vec(),
+            phone_column,
             tally: Tally::default(),
         })
     }
@@ -55,7 +62,7 @@ impl ReportWriter for HtmlWriter {
             return Ok(());
         }
         self.tally.shown += 1;
-        let phone = typed_phone(row, &self.headers);
+        let phone = typed_phone(row, &self.headers, self.phone_column);
         write_table_row(&mut self.table, row, phone).map_err(ReportError::write(self.out.target()))
     }
 
@@ -74,17 +81,22 @@ fn needs_fixing(status: RowStatus) -> bool {
     matches!(status, RowStatus::Rejected | RowStatus::Duplicate | RowStatus::Failed)
 }
 
-/// The phone as the person typed it: the source cell of the column a phone issue names, else
-/// the normalized number. (The model carries no raw phone; validation names the column, trimmed,
-/// in `Issue::field`. A duplicate names the lead field instead, so it shows the normalized number.)
-fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
+/// The phone as the person typed it: the source cell of the column a phone issue names (a
+/// secondary contact's, say), else of the main phone column, else the normalized number when
+/// the row's cells were not kept. A duplicate's number parsed, and the person looks for what
+/// they typed, not for its E.164 form.
+fn typed_phone<'a>(
+    row: &'a RowReport,
+    headers: &[String],
+    phone_column: Option<usize>,
+) -> Option<&'a str> {
     let phone_codes = [
         IssueCode::MissingPhone,
         IssueCode::InvalidPhone,
         IssueCode::DuplicateInFile,
         IssueCode::AlreadyExists,
     ];
-    let column = row
+    let named = row
         .errors
         .iter()
         .chain(&row.warnings)
@@ -93,10 +105,35 @@ fn typed_phone<'a>(row: &'a RowReport, headers: &[String]) -> Option<&'a str> {
             let field = issue.field.as_deref()?;
             headers.iter().position(|header| header.trim() == field)
         });
-    match column {
-        Some(i) => row.source_cells.get(i).map(String::as_str),
+    match named.or(phone_column).and_then(|i| row.source_cells.get(i)) {
+        Some(cell) => Some(cell.as_str()),
         None => row.phone.as_deref(),
     }
+}
+
+/// Variables that hold a person's whole name, in the order they are preferred.
+const FULL_NAMES: [&str; 5] = ["customer_name", "name", "full_name", "fullname", "kunde"];
+/// Variables that hold a first and a last name, joined when there is no whole one.
+const FIRST_NAMES: [&str; 5] = ["first_name", "firstname", "vorname", "given_name", "prenom"];
+const LAST_NAMES: [&str; 5] = ["last_name", "lastname", "nachname", "surname", "family_name"];
+
+/// Who the row is about, so that a person finds it in the sheet by more than its number: the
+/// row's whole-name variable, else its first and last name joined (names compared
+/// case-insensitively, as mappings spell them either way).
+fn row_name(row: &RowReport) -> String {
+    let find = |names: &[&str]| {
+        row.variables
+            .iter()
+            .find(|(key, value)| {
+                !value.trim().is_empty() && names.iter().any(|n| key.eq_ignore_ascii_case(n))
+            })
+            .map(|(_, value)| value.trim())
+    };
+    if let Some(full) = find(&FULL_NAMES) {
+        return full.to_string();
+    }
+    let parts: Vec<&str> = [find(&FIRST_NAMES), find(&LAST_NAMES)].into_iter().flatten().collect();
+    parts.join(" ")
 }
 
 fn write_table_row(
@@ -111,6 +148,7 @@ fn write_table_row(
         "<td><span class=\"pill s-{}\">{status}</span></td>",
         super::status_str(row.status)
     )?;
+    write!(out, "<td class=\"name\">{}</td>", Esc(&row_name(row)))?;
     match phone {
         Some(phone) if !phone.trim().is_empty() => {
             write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?

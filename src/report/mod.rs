@@ -75,16 +75,35 @@ impl ReportFormat {
     }
 }
 
+/// What the writers need to know of the source beyond its column headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceShape {
+    /// The source's CSV delimiter (`,` for a workbook): the CSV report uses it too, so that it
+    /// opens in the Excel the source came from.
+    pub delimiter: u8,
+    /// The column of the main phone number, for the HTML report's "phone as typed".
+    pub phone_column: Option<usize>,
+}
+
+impl Default for SourceShape {
+    fn default() -> SourceShape {
+        SourceShape { delimiter: b',', phone_column: None }
+    }
+}
+
 /// Creates the writer for `path`'s format. `run_headers` are the source's column headers, which
 /// the CSV report repeats first so that it re-imports with the same mapping.
 pub fn create_writer(
     path: &Path,
     run_headers: &[String],
+    shape: SourceShape,
 ) -> Result<Box<dyn ReportWriter>, ReportError> {
     Ok(match ReportFormat::from_path(path)? {
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
-        ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers)?),
-        ReportFormat::Html => Box::new(html::HtmlWriter::create(path, run_headers)?),
+        ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers, shape.delimiter)?),
+        ReportFormat::Html => {
+            Box::new(html::HtmlWriter::create(path, run_headers, shape.phone_column)?)
+        }
         ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers)?),
         ReportFormat::Sqlite => Box::new(rows_db::RowsDbWriter::create(path)?),
     })
@@ -115,15 +134,21 @@ pub struct Reports {
 impl Reports {
     /// Checks every path's format, then creates every file, so that a typo in the last
     /// `--report` fails before any row is read. Files already created are removed on failure.
-    pub fn create(paths: &[PathBuf], headers: &[String]) -> Result<Reports, ReportError> {
+    pub fn create(
+        paths: &[PathBuf],
+        headers: &[String],
+        shape: SourceShape,
+    ) -> Result<Reports, ReportError> {
         for (i, path) in paths.iter().enumerate() {
             ReportFormat::from_path(path)?;
             if paths[..i].contains(path) {
                 return Err(ReportError::DuplicatePath { path: path.clone() });
             }
         }
-        let writers =
-            paths.iter().map(|path| create_writer(path, headers)).collect::<Result<Vec<_>, _>>()?;
+        let writers = paths
+            .iter()
+            .map(|path| create_writer(path, headers, shape))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Reports {
             writers,
             paths: paths.to_vec(),
@@ -215,7 +240,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::testdata::{headers, rows, run_info};
-    use super::{IssueCode, ReportError, ReportFormat, Reports, thousands};
+    use super::{IssueCode, ReportError, ReportFormat, Reports, SourceShape, thousands};
 
     #[test]
     fn format_comes_from_the_extension() {
@@ -234,14 +259,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths = [dir.path().join("r.json"), dir.path().join("r.txt")];
         assert!(matches!(
-            Reports::create(&paths, &headers()),
+            Reports::create(&paths, &headers(), SourceShape::default()),
             Err(ReportError::UnknownFormat { .. })
         ));
         let paths = [dir.path().join("r.json"), dir.path().join("missing/r.csv")];
-        assert!(matches!(Reports::create(&paths, &headers()), Err(ReportError::Create { .. })));
+        assert!(matches!(
+            Reports::create(&paths, &headers(), SourceShape::default()),
+            Err(ReportError::Create { .. })
+        ));
         let paths = [dir.path().join("r.csv"), dir.path().join("r.csv")];
         assert!(matches!(
-            Reports::create(&paths, &headers()),
+            Reports::create(&paths, &headers(), SourceShape::default()),
             Err(ReportError::DuplicatePath { .. })
         ));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -252,7 +280,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths: Vec<PathBuf> =
             ["r.json", "r.csv", "r.html"].iter().map(|n| dir.path().join(n)).collect();
-        let mut reports = Reports::create(&paths, &headers()).unwrap();
+        let mut reports = Reports::create(&paths, &headers(), SourceShape::default()).unwrap();
         for row in rows() {
             reports.write_row(&row).unwrap();
         }

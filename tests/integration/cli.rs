@@ -427,6 +427,10 @@ fn every_command_keeps_the_sandbox_in_the_one_state_folder() {
     assert!(out.contains("+4915161000001"), "the lead just sent: {out}");
     let (out, _) = run(&["campaigns", "list"]).ok();
     assert!(out.contains("Spring Outreach"), "{out}");
+    let export = dir.path().join("leads.csv.out.csv");
+    run(&["leads", "export", "-o", export.to_str().unwrap()]).ok();
+    let exported = std::fs::read_to_string(&export).unwrap();
+    assert!(exported.contains("+4915161000001"), "the export reads the same sandbox: {exported}");
     assert!(!home.exists(), "nothing written to the home folder");
 }
 
@@ -491,7 +495,7 @@ fn a_sync_with_only_old_problems_says_so_in_one_line_and_exits_5() {
         second.lines().filter(|l| !l.contains(" mapping: ") && !l.contains(" about ")).collect();
     assert_eq!(told.len(), 2, "started, then one line: {second}");
     assert!(
-        second.contains("nothing new (2 rows, none to send); 1 rows with the same problems"),
+        second.contains("nothing new (2 rows, none to send); 1 row with the same problems"),
         "{second}"
     );
     std::fs::write(&csv, std::fs::read_to_string(&csv).unwrap() + "C,13,Spring Outreach\n")

@@ -14,6 +14,7 @@ mod limits;
 mod phone_habits;
 mod progress;
 mod reading;
+mod seen;
 mod push;
 mod simulation;
 mod support;

@@ -108,3 +108,93 @@ fn the_chosen_mapping_comes_before_the_run_on_a_terminal_and_off_it() {
         assert!(mapping < plan && plan < counts, "the mapping first: {screen}");
     }
 }
+
+/// `sheet`'s rows `from..to` appended to what `leads.csv` holds.
+fn grow(dir: &std::path::Path, from: usize, to: usize) {
+    let mut csv = std::fs::read_to_string(dir.join("leads.csv")).unwrap();
+    for i in from..to {
+        csv.push_str(&format!("Kunde {i},0151 50{i:06}\n"));
+    }
+    write(dir, "leads.csv", &csv);
+}
+
+/// Issue 25, items 5 and 14: the plan counts the rows that will be sent, not the rows of the
+/// sheet: "about 25 rows to send" when 4 of 25 were invalid, "about 561 rows" when 361 were on
+/// the service; and a run with nothing to send says no plan at all.
+#[test]
+fn the_plan_counts_only_the_rows_that_will_be_sent() {
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 21);
+    let mut csv = std::fs::read_to_string(dir.join("leads.csv")).unwrap();
+    csv.push_str("Kaputt 1,12\nKaputt 2,0151 CALL\nKaputt 3,\nKunde 0,0151 50000000\n");
+    write(dir, "leads.csv", &csv);
+    let import = |extra: &[&str]| {
+        sb.cli(ALICE)
+            .args(["import", "leads.csv", "--campaign", "10", "--rate", "50"])
+            .args(extra)
+            .expect_code(3)
+    };
+    let (_, err) = import(&[]);
+    assert!(err.contains("about 21 rows to send at 50/s: about 1 s"), "{err}");
+    let (_, err) = import(&["--skip-existing", "--restart"]);
+    assert!(!err.contains("to send at"), "nothing left to send, no plan: {err}");
+
+    // A grown sheet under sync: the rows already sent are skipped, and not planned.
+    let sync = || {
+        sb.cli(ALICE).env("LEADSYNC_STATE_DIR", dir.join("state")).args([
+            "sync",
+            "leads.csv",
+            "--campaign",
+            "10",
+            "--rate",
+            "50",
+        ])
+    };
+    let (_, err) = sync().expect_code(3);
+    assert!(!err.contains("to send at"), "all 21 are on the service: {err}");
+    grow(dir, 100, 130);
+    let (_, err) = sync().expect_code(5); // the same rejected rows as last time
+    assert!(
+        err.contains("about 30 rows to send (21 already on the service) at 50/s: about 1 s"),
+        "{err}"
+    );
+}
+
+/// The live line on a terminal shows the skipped rows, and its ETA counts the rows still to
+/// send, not the rows of the sheet.
+#[test]
+fn a_terminal_sees_the_skipped_rows() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+        return;
+    }
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 30);
+    sb.cli(ALICE)
+        .args(["import", "leads.csv", "--campaign", "10", "--rate", "0", "--state-dir", "state"])
+        .ok();
+    grow(dir, 100, 130);
+    let bin = assert_cmd::cargo::cargo_bin("leadsync");
+    let command = format!(
+        "{} import leads.csv --campaign 10 --rate 10 --skip-existing --state-dir state",
+        bin.display()
+    );
+    let output = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .current_dir(dir)
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("COLUMNS", "250")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{screen}");
+    assert!(
+        screen.contains("about 30 rows to send (30 already on the service) at 10/s: about 3 s"),
+        "{screen}"
+    );
+    assert!(screen.contains(" · 30 skipped · "), "the live line shows the skips: {screen}");
+}

@@ -9,6 +9,7 @@ use crate::cli::args::OutputMode;
 use crate::cli::{Config, Outcome, Session};
 use crate::client::Lead;
 use crate::export::export_leads;
+use crate::mapping::parse_delimiter;
 
 #[derive(Debug, Subcommand)]
 pub enum LeadsCommand {
@@ -22,19 +23,29 @@ pub enum LeadsCommand {
         /// The file to write; the format comes from the extension (.csv or .xlsx)
         #[arg(long, short = 'o', value_name = "FILE")]
         out: PathBuf,
+        /// What separates a .csv's cells: `,`, `;` (what a German Excel expects), `tab` or `|`
+        #[arg(long, value_name = "CHAR", default_value = ",", value_parser = parse_delimiter)]
+        delimiter: u8,
     },
 }
 
 pub async fn run(command: &LeadsCommand, config: &Config) -> anyhow::Result<Outcome> {
     match command {
         LeadsCommand::List => list(config).await,
-        LeadsCommand::Export { campaign, out } => export(campaign.as_deref(), out, config).await,
+        LeadsCommand::Export { campaign, out, delimiter } => {
+            export(campaign.as_deref(), out, *delimiter, config).await
+        }
     }
 }
 
-async fn export(campaign: Option<&str>, out: &Path, config: &Config) -> anyhow::Result<Outcome> {
+async fn export(
+    campaign: Option<&str>,
+    out: &Path,
+    delimiter: u8,
+    config: &Config,
+) -> anyhow::Result<Outcome> {
     let session = Session::open(config).await?;
-    let result = export_leads(&session.client, campaign, out).await;
+    let result = export_leads(&session.client, campaign, out, delimiter).await;
     session.close().await;
     print_written(&result?, "leads", out, config);
     Ok(Outcome::Success)

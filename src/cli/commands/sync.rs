@@ -91,16 +91,21 @@ fn log_lines(result: &ImportResult, source: &str, new_problems: Option<usize>) -
         let problems = summary.rejected + summary.duplicates + summary.failed;
         let same = match problems {
             0 => String::new(),
-            n => format!("; {n} rows with the same problems as the last sync (exit 5)"),
+            n => format!("; {} with the same problems as the last sync (exit 5)", rows(n)),
         };
         return format!(
-            "{} sync: {source}: nothing new ({} rows, none to send){same}\n",
+            "{} sync: {source}: nothing new ({}, none to send){same}\n",
             crate::progress::stamp(),
-            summary.rows
+            rows(summary.rows)
         );
     }
     let stamp = crate::progress::stamp();
     result_text(result).lines().map(|line| format!("{stamp} {line}\n")).collect()
+}
+
+/// `1 row`, `2 rows`.
+fn rows(n: u64) -> String {
+    format!("{n} {}", if n == 1 { "row" } else { "rows" })
 }
 
 /// The mapping file's absolute path, as part of the run's key.

@@ -10,6 +10,7 @@ use super::print_written;
 use crate::cli::{Config, Outcome, Session};
 use crate::events::{DEFAULT_MAX_BODY, Receiver, ReceiverConfig, Secret, journal_path};
 use crate::export::export_events;
+use crate::mapping::parse_delimiter;
 
 #[derive(Debug, Subcommand)]
 pub enum WebhookCommand {
@@ -56,6 +57,9 @@ pub struct ExportArgs {
     /// The file to write; the format comes from the extension (.csv or .xlsx)
     #[arg(long, short = 'o', value_name = "FILE")]
     out: PathBuf,
+    /// What separates a .csv's cells: `,`, `;` (what a German Excel expects), `tab` or `|`
+    #[arg(long, value_name = "CHAR", default_value = ",", value_parser = parse_delimiter)]
+    delimiter: u8,
 }
 
 pub async fn run(command: &WebhookCommand, config: &Config) -> anyhow::Result<Outcome> {
@@ -108,7 +112,7 @@ async fn listen(args: &ListenArgs, config: &Config) -> anyhow::Result<Outcome> {
 }
 
 fn export(args: &ExportArgs, config: &Config) -> anyhow::Result<Outcome> {
-    let written = export_events(&args.input, &args.out)?;
+    let written = export_events(&args.input, &args.out, args.delimiter)?;
     print_written(&written, "notifications", &args.out, config);
     Ok(Outcome::Success)
 }

@@ -20,7 +20,7 @@ const DOCUMENT_START: &str = r#"<!DOCTYPE html>
 
 const TABLE_START: &str = r#"<p class="lede">Rejected, duplicate and failed rows in file order. Correct them in the spreadsheet, or in the CSV report (its first columns are the original ones), and import again.</p>
 <table>
-<thead><tr><th>Row</th><th>Status</th><th>Phone as typed</th><th>Problem</th><th>How to fix</th></tr></thead>
+<thead><tr><th>Row</th><th>Status</th><th>Name</th><th>Phone as typed</th><th>Problem</th><th>How to fix</th></tr></thead>
 <tbody>
 "#;
 

@@ -6,10 +6,10 @@ use std::process::Command;
 use super::super::ReportWriter;
 use super::super::model::{RowReport, RunInfo, Summary};
 use super::super::testdata::{headers, many_rejected, rows, run_info};
-use super::{Esc, HtmlWriter, Message, TABLE_CAP, typed_phone};
+use super::{Esc, HtmlWriter, Message, TABLE_CAP, row_name, typed_phone};
 
 fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) {
-    let mut writer = Box::new(HtmlWriter::create(path, &headers()).unwrap());
+    let mut writer = Box::new(HtmlWriter::create(path, &headers(), Some(1)).unwrap());
     let mut summary = Summary::default();
     for row in rows {
         summary.count(&row);
@@ -154,9 +154,32 @@ fn the_table_stops_at_the_cap_and_says_how_many_more() {
 #[test]
 fn the_typed_phone_comes_from_the_column_the_issue_names() {
     let rows = rows();
-    assert_eq!(typed_phone(&rows[1], &headers()), Some("12345"));
-    assert_eq!(typed_phone(&rows[3], &headers()), Some("+4915112345678"), "names no column");
-    assert_eq!(typed_phone(&rows[6], &headers()), Some("+14155552671"), "no phone issue: E.164");
+    assert_eq!(typed_phone(&rows[1], &headers(), None), Some("12345"));
+    let unnamed = typed_phone(&rows[3], &headers(), None);
+    assert_eq!(unnamed, Some("+4915112345678"), "names no column");
+    let no_issue = typed_phone(&rows[6], &headers(), None);
+    assert_eq!(no_issue, Some("+14155552671"), "no phone issue, no phone column: E.164");
+}
+
+#[test]
+fn the_typed_phone_falls_back_to_the_phone_column_before_e164() {
+    let rows = rows();
+    let mut duplicate = rows[6].clone();
+    duplicate.source_cells = vec!["Ann".into(), "(415) 555-2671".into()];
+    assert_eq!(typed_phone(&duplicate, &headers(), Some(1)), Some("(415) 555-2671"));
+}
+
+#[test]
+fn the_name_is_the_whole_name_else_first_and_last_joined() {
+    let mut row = rows()[0].clone();
+    row.variables = Default::default();
+    assert_eq!(row_name(&row), "");
+    row.variables.insert_named("Nachname", "Schmidt");
+    assert_eq!(row_name(&row), "Schmidt");
+    row.variables.insert_named("first_name", "Anna");
+    assert_eq!(row_name(&row), "Anna Schmidt");
+    row.variables.insert_named("customer_name", " Anna M. Schmidt ");
+    assert_eq!(row_name(&row), "Anna M. Schmidt", "a whole name wins");
 }
 
 /// Renders the page in headless Chromium and checks what a browser shows. Skips, saying so,
@@ -179,8 +202,8 @@ fn chromium_shows_the_counts_a_reason_and_a_rejected_row() {
         "Rejected 4 40.0% of rows",
         "Duplicates 1 10.0% of rows",
         "Phone number not valid invalid_phone 2 20.0%",
-        "3 Rejected 12345 12345 is too short to be a phone number",
-        "7 Rejected <b>call</b>",
+        "3 Rejected Eve 12345 12345 is too short to be a phone number",
+        "7 Rejected <script>alert(1)</script> <b>call</b>",
         "Dry run: nothing was sent",
     ] {
         assert!(text.contains(expected), "chromium does not show {expected:?} in:\n{text}");

@@ -125,8 +125,7 @@ impl TestSandbox {
             .enable_all()
             .build()
             .unwrap();
-        let sandbox =
-            runtime.block_on(Sandbox::start(config, ([127, 0, 0, 1], port).into())).unwrap();
+        let sandbox = runtime.block_on(start_on(config, port));
         TestSandbox {
             base_url: sandbox.base_url.clone(),
             db: config_db,
@@ -279,4 +278,24 @@ pub fn serve(path: &'static str, body: Vec<u8>) -> String {
         })
     });
     format!("http://{}{path}", rx.recv().unwrap())
+}
+
+/// Starts a sandbox on `port`. A restart on the port the service had (`port` not 0) waits
+/// for it to come free: on a loaded machine the stopped server's socket can linger for a
+/// moment, and that is not what a test checks.
+async fn start_on(config: SandboxConfig, port: u16) -> Sandbox {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut tries = 0;
+    loop {
+        match Sandbox::start(config.clone(), addr).await {
+            Ok(sandbox) => return sandbox,
+            Err(leadsync::sandbox::SandboxError::Bind { source, .. })
+                if port != 0 && source.kind() == std::io::ErrorKind::AddrInUse && tries < 100 =>
+            {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(error) => panic!("the sandbox did not start on {addr}: {error}"),
+        }
+    }
 }

@@ -26,6 +26,9 @@ pub struct UiArgs {
     /// directory)
     #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// How a send from the page sends, as `import` does
+    #[command(flatten)]
+    pub send: crate::cli::commands::import::SendArgs,
 }
 
 pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
@@ -52,6 +55,7 @@ pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
         ip,
         port: args.port,
         client: session.as_ref().map(|s| s.client.clone()),
+        push: crate::cli::commands::import::push_config(&args.send, config)?,
         ..UiConfig::new(state_dir)
     };
     let ui = Ui::start(ui_config).await?;

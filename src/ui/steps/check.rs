@@ -57,6 +57,15 @@ pub(in super::super) async fn start_check(
             return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
         }
     };
+    // The mapping the Mapping page showed, country and consent columns included: `import`
+    // without a mapping file only proposes those, but here the person has seen them in use.
+    let wanted = super::Wanted { rows: 1, above: false };
+    match super::preview(&chosen, &form.choice, wanted, t).await {
+        Ok(preview) => opts.mapping = Some(crate::mapping::infer(&preview.headers).0),
+        Err(message) => {
+            return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
+        }
+    }
     let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
     opts.campaign = text(&form.campaign);
     opts.region = text(&form.region);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::{TestUi, files_under, sample};
+use crate::support::{ALICE, TestSandbox};
 
 /// CI services set `CI=true` (some `CI=1`); there the browser check must run.
 fn on_ci() -> bool {
@@ -117,6 +118,76 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
     driver.call(&session, "DELETE", "", serde_json::json!({}));
 }
 
+/// The German CRM export from file to leads on the sandbox, in German, in Chromium: upload,
+/// Reading, Mapping, "Alle Zeilen prüfen", the check page (which reloads itself until the
+/// check is done), "N Leads senden", Results. The leads on the service are exactly the rows
+/// the run reports created, with their secondary numbers. Screenshots of the check and the
+/// results join the others.
+#[test]
+fn chromium_takes_the_german_export_from_file_to_leads() {
+    let Some(driver) = WebDriver::start() else {
+        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
+        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
+        return;
+    };
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 0.0;
+    });
+    let session = driver.session(&ui.dir.path().join("chromium-profile"));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/?lang=de")}));
+    let file = driver.by_label(&session, "Tabellendatei");
+    let xlsx = sample("kunden.xlsx").display().to_string();
+    driver.call(
+        &session,
+        "POST",
+        &format!("element/{file}/value"),
+        serde_json::json!({"text": xlsx}),
+    );
+    driver.click(&session, "//button[normalize-space()='Hochladen']");
+    driver.click(&session, "//a[normalize-space()='Weiter: die Spalten']");
+    let mapping = driver.url(&session);
+    driver.click(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
+    let check = driver.settled(&session, &mapping);
+    assert!(check.contains("<h1>Prüfung</h1>") && check.contains("Zahlen"), "{check}");
+    assert!(check.contains("<code>invalid_phone</code>"), "Sophie's 0151 CALL ME: {check}");
+    driver.screenshot(&session, "4-check.png");
+    let checked = driver.url(&session);
+    driver.click(&session, "//button[contains(., 'Leads senden')]");
+    let results = driver.settled(&session, &checked);
+    assert!(results.contains("<h1>Ergebnis</h1>"), "{results}");
+    driver.screenshot(&session, "5-results.png");
+    driver.call(&session, "DELETE", "", serde_json::json!({}));
+
+    // What the run reports created is exactly what the service holds.
+    let report_link = results.split("href=\"").find(|h| h.contains("/files/report.json")).unwrap();
+    let report_path = report_link.split('"').next().unwrap();
+    let cookie = ui.login();
+    let report: serde_json::Value =
+        serde_json::from_str(&ui.get(report_path, &cookie).body).unwrap();
+    let mut created: Vec<String> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "created")
+        .map(|r| r["phone"].as_str().unwrap().to_string())
+        .collect();
+    let leads = sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    let mut on_service: Vec<String> = leads.iter().map(|l| l.phone_number.clone()).collect();
+    created.sort();
+    on_service.sort();
+    assert!(created.len() >= 2, "{report}");
+    // Lena Huber's `0664 1234567` is read in her country column's Austria, not in Germany.
+    assert!(report.to_string().contains("+436641234567"), "{report}");
+    assert_eq!(on_service, created);
+    let mueller = leads.iter().find(|l| l.phone_number == "+49301234567").expect("Jürgen Müller");
+    let second: Vec<&str> =
+        mueller.secondary_contacts.iter().map(|c| c.phone_number.as_str()).collect();
+    assert_eq!(second, ["+491719876543"], "his Mobil as a second number");
+}
+
 /// A chromedriver child on a free port, killed when dropped.
 struct WebDriver {
     child: std::process::Child,
@@ -224,6 +295,30 @@ impl WebDriver {
         );
         let id = found["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str();
         id.unwrap_or_else(|| panic!("{xpath}: {found}")).to_string()
+    }
+
+    /// Clicks the element an XPath finds.
+    fn click(&self, session: &str, xpath: &str) {
+        let element = self.find(session, xpath);
+        self.call(session, "POST", &format!("element/{element}/click"), serde_json::json!({}));
+    }
+
+    /// The page at a new address (a click returns before the form's answer has come) once it
+    /// no longer reloads itself (a check or a send finished), bounded.
+    fn settled(&self, session: &str, left: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            // The address before and after the source: the same run's page, not the one left
+            // nor a form's address (`/send/…`) still on its way to its answer.
+            let before = self.url(session);
+            let page = self.source(session);
+            let arrived = before != left && before.contains("/run/") && self.url(session) == before;
+            if arrived && !page.contains("data-refresh") {
+                return page;
+            }
+            assert!(std::time::Instant::now() < deadline, "never finished: {page}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
     }
 
     /// The control a `<label>` with this text names.

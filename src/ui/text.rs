@@ -76,8 +76,11 @@ pub struct Text {
     pub role_campaign: &'static str,
     pub role_country: &'static str,
     pub role_consent: &'static str,
-    pub role_variable: fn(&str) -> String,
     pub role_ignored: &'static str,
+    pub role_variable_any: &'static str,
+    pub variable_name: &'static str,
+    pub variable_name_of: fn(&str) -> String,
+    pub apply_roles: &'static str,
     pub no_phone_column: &'static str,
     pub back_reading: &'static str,
     pub next_later: &'static str,
@@ -201,8 +204,8 @@ pub const EN: Text = Text {
     unknown_source: "This file is not known (any more): choose it again.",
 
     mapping_title: "What each column is for",
-    mapping_intro: "leadsync guessed this from the column names. Changing it comes in a later \
-                    version; for now it shows what an import would use.",
+    mapping_intro: "leadsync guessed this from the column names. Change what a column is for, \
+                    then apply: columns given the same variable name are joined.",
     column: "Column",
     role: "Used as",
     first_value: "First value",
@@ -211,8 +214,11 @@ pub const EN: Text = Text {
     role_campaign: "Campaign",
     role_country: "Country of the number",
     role_consent: "Consent to be called",
-    role_variable: |name| format!("Variable `{name}`"),
     role_ignored: "Not used",
+    role_variable_any: "Variable (name on the right)",
+    variable_name: "Variable name",
+    variable_name_of: |column| format!("Variable name for {column}"),
+    apply_roles: "Apply the roles",
     no_phone_column: "No column looks like a phone number.",
     back_reading: "Back to how the sheet is read",
     next_later: "Check every row before anything is sent: the next step shows what would be \
@@ -355,8 +361,9 @@ pub const DE: Text = Text {
     unknown_source: "Diese Datei ist (nicht mehr) bekannt: Bitte erneut wählen.",
 
     mapping_title: "Wofür jede Spalte steht",
-    mapping_intro: "leadsync hat das aus den Spaltennamen erraten. Ändern lässt es sich in einer \
-                    späteren Version; hier steht, was ein Import verwenden würde.",
+    mapping_intro: "leadsync hat das aus den Spaltennamen erraten. Ändern Sie, wofür eine Spalte \
+                    steht, und übernehmen Sie es: Spalten mit demselben Variablennamen werden \
+                    zusammengefügt.",
     column: "Spalte",
     role: "Verwendet als",
     first_value: "Erster Wert",
@@ -365,8 +372,11 @@ pub const DE: Text = Text {
     role_campaign: "Kampagne",
     role_country: "Land der Nummer",
     role_consent: "Einwilligung in Anrufe",
-    role_variable: |name| format!("Variable `{name}`"),
     role_ignored: "Nicht verwendet",
+    role_variable_any: "Variable (Name rechts)",
+    variable_name: "Variablenname",
+    variable_name_of: |column| format!("Variablenname für {column}"),
+    apply_roles: "Rollen übernehmen",
     no_phone_column: "Keine Spalte sieht nach einer Telefonnummer aus.",
     back_reading: "Zurück zum Einlesen",
     next_later: "Prüfen Sie jede Zeile, bevor etwas gesendet wird: Der nächste Schritt zeigt, \

@@ -19,6 +19,7 @@ use super::super::page::{self, Esc, Step, View};
 use super::super::runs::{DOWNLOADS, Finished, Kind, Run, State as RunState};
 use super::super::text::Text;
 use super::ReadingChoice;
+use super::mapping::chosen_mapping;
 use crate::journal::OnChange;
 use crate::pipeline::PushOptions;
 use crate::progress::Display;
@@ -28,30 +29,29 @@ use crate::report::{IssueCode, RowStatus, Summary};
 /// Rows a page of the table shows.
 const PAGE_ROWS: usize = 50;
 
-/// The Mapping page's form: how to read the sheet, and what the whole import needs.
-#[derive(Debug, Deserialize)]
-pub(in super::super) struct CheckForm {
-    #[serde(flatten)]
-    choice: ReadingChoice,
-    #[serde(default)]
-    campaign: String,
-    #[serde(default)]
-    region: String,
-}
-
-/// Starts the dry run of the whole sheet.
+/// Starts the dry run of the whole sheet, with the Mapping page's form: how to read the sheet
+/// (Reading's choices), each column's role, the campaign and the country of national numbers.
 pub(in super::super) async fn start_check(
     State(app): State<App>,
     view: View,
     Path(id): Path<String>,
-    Form(form): Form<CheckForm>,
+    Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let t = view.text();
     let label = app.service.label(t);
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, label, Step::Check, t.check_title);
     };
-    let mut opts = match form.choice.import_options(&chosen, t) {
+    let field = |name: &str| {
+        pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
+    };
+    let choice = ReadingChoice {
+        sheet: field("sheet"),
+        header_row: field("header_row"),
+        delimiter: field("delimiter"),
+        encoding: field("encoding"),
+    };
+    let mut opts = match choice.import_options(&chosen, t) {
         Ok(opts) => opts,
         Err(message) => {
             return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
@@ -60,19 +60,25 @@ pub(in super::super) async fn start_check(
     // The mapping the Mapping page showed, country and consent columns included: `import`
     // without a mapping file only proposes those, but here the person has seen them in use.
     let wanted = super::Wanted { rows: 1, above: false };
-    match super::preview(&chosen, &form.choice, wanted, t).await {
-        Ok(preview) => opts.mapping = Some(crate::mapping::infer(&preview.headers).0),
+    match super::preview(&chosen, &choice, wanted, t).await {
+        Ok(preview) => opts.mapping = Some(chosen_mapping(&preview.headers, &pairs)),
         Err(message) => {
             return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
         }
     }
-    let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
-    opts.campaign = text(&form.campaign);
-    opts.region = text(&form.region);
+    let text = |s: String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    opts.campaign = text(field("campaign"));
+    opts.region = text(field("region"));
     opts.dry_run = true;
     opts.offline = app.client.is_none();
     opts.display = Display::Hidden;
-    let query = form.choice.query();
+    // The roles travel with the way back to the Mapping page, as its own address carries them.
+    let roles = pairs.iter().filter(|(k, _)| k.starts_with("role") || k.starts_with("name"));
+    let query = [choice.query(), page::query(roles.map(|(k, v)| (k.as_str(), v.as_str())))]
+        .into_iter()
+        .filter(|q| !q.is_empty())
+        .collect::<Vec<_>>()
+        .join("&");
     start(&app, &view, Kind::Check, &id, query, opts)
 }
 

@@ -1,10 +1,11 @@
-//! Step 3, Mapping (read-only for now): each column with the role `mapping::infer` gives it,
-//! as `leadsync import` without `--mapping` would use it, resolved by the mapping's own
-//! `resolve` so that what is shown is what would be sent.
+//! Step 3, Mapping: each column with its role, first as `mapping::infer` gives it, each
+//! changeable (`mapping::with_roles` builds the mapping from the roles picked, the library's
+//! own `resolve` says whether it can be used), then the campaign and the country of national
+//! numbers, and the check. The choices travel in the query string, as Reading's do.
 
 use std::fmt::Write;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
@@ -12,13 +13,14 @@ use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
 use super::{ReadingChoice, Wanted, preview};
-use crate::mapping::{CampaignRef, CampaignSource, MappingFile, header_key, infer};
+use crate::mapping::{CampaignRef, MappingFile, Role, infer, roles_of, with_roles};
 
 pub(in super::super) async fn show(
     State(app): State<App>,
     view: View,
     Path(id): Path<String>,
     Query(choice): Query<ReadingChoice>,
+    RawQuery(raw): RawQuery,
 ) -> Response {
     let t = view.text();
     let label = app.service.label(t);
@@ -34,41 +36,141 @@ pub(in super::super) async fn show(
             return page::page(&view, label, Step::Mapping, t.mapping_title, &body, status);
         }
     };
-    let (mapping, _notes) = infer(&preview.headers);
+    let pairs = query_pairs(raw.as_deref());
+    let mapping = chosen_mapping(&preview.headers, &pairs);
+    let roles = roles_of(&mapping, &preview.headers);
     let mut body = format!("<p>{}</p>", Esc(t.mapping_intro));
-    let roles = match roles(&mapping, &preview.headers, &chosen.location, t) {
-        Some(roles) => roles,
-        None => {
-            body.push_str(&page::error_box(t, t.no_phone_column));
-            vec![Vec::new(); preview.headers.len()]
+    if let Err(problem) = resolves(&mapping, &preview.headers, &chosen.location, t) {
+        body.push_str(&page::error_box(t, &problem));
+    }
+    body.push_str(&roles_form(&id, &choice, &preview, &roles, t));
+    let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
+    let campaigns = campaign_names(&app).await;
+    let campaign_column = mapping.campaign_column.as_deref();
+    body.push_str(&check_form(&id, &choice, &roles, campaign_column, &campaigns, t));
+    body.push_str(&back);
+    page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+}
+
+/// The pairs of a query string or form, in order.
+pub(super) fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned().collect()
+}
+
+/// The mapping the person chose: the inferred one, with each column's role as the form says
+/// (`role3=variable&name3=firma`) where it says one.
+pub(super) fn chosen_mapping(headers: &[String], pairs: &[(String, String)]) -> MappingFile {
+    let (inferred, _notes) = infer(headers);
+    let field = |name: String| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str());
+    let mut roles = roles_of(&inferred, headers);
+    let mut chosen = false;
+    for (i, header) in headers.iter().enumerate() {
+        let Some(role) = field(format!("role{i}")) else { continue };
+        let name = field(format!("name{i}")).unwrap_or_default();
+        if let Some(role) = Role::parse(role, name, header) {
+            roles[i] = role;
+            chosen = true;
         }
-    };
-    let first = preview.rows.first();
+    }
+    match chosen {
+        true => with_roles(&inferred, headers, &roles),
+        false => inferred,
+    }
+}
+
+/// The roles as form fields, for a form that carries them to the next step.
+fn role_fields(roles: &[Role]) -> String {
+    let mut out = String::new();
+    for (i, role) in roles.iter().enumerate() {
+        let _ = write!(out, "<input type=\"hidden\" name=\"role{i}\" value=\"{}\">", role.as_str());
+        if let Role::Variable(name) = role {
+            let _ = write!(out, "<input type=\"hidden\" name=\"name{i}\" value=\"{}\">", Esc(name));
+        }
+    }
+    out
+}
+
+/// Each column with a choice of its role (and a variable's name), and its first value.
+fn roles_form(
+    id: &str,
+    choice: &ReadingChoice,
+    preview: &super::Preview,
+    roles: &[Role],
+    t: &Text,
+) -> String {
+    let mut out = format!("<form method=\"get\" action=\"/mapping/{}\">", Esc(id));
+    for (name, value) in choice.fields() {
+        let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
+    }
     let _ = write!(
-        body,
+        out,
         "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"columns-caption\" tabindex=\"0\">\
          <table><caption id=\"columns-caption\">{}</caption><thead><tr><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
         Esc(t.mapping_title),
         Esc(t.column),
         Esc(t.role),
+        Esc(t.variable_name),
         Esc(t.first_value)
     );
+    let first = preview.rows.first();
+    let choices = [
+        ("phone", t.role_phone),
+        ("secondary", t.role_secondary),
+        ("variable", t.role_variable_any),
+        ("campaign", t.role_campaign),
+        ("country", t.role_country),
+        ("consent", t.role_consent),
+        ("ignore", t.role_ignored),
+    ];
     for (i, header) in preview.headers.iter().enumerate() {
         let value = first.and_then(|r| r.cells.get(i)).unwrap_or_default();
         let _ = write!(
-            body,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
-            Esc(header),
-            Esc(&roles[i].join("; ")),
+            out,
+            "<tr><th scope=\"row\"><label for=\"role{i}\">{}</label></th><td><select id=\"role{i}\" name=\"role{i}\">",
+            Esc(header)
+        );
+        for (value, words) in choices {
+            let selected = if roles[i].as_str() == value { " selected" } else { "" };
+            let _ = write!(out, "<option value=\"{value}\"{selected}>{}</option>", Esc(words));
+        }
+        let name = match &roles[i] {
+            Role::Variable(name) => name.as_str(),
+            _ => "",
+        };
+        let _ = write!(
+            out,
+            "</select></td><td><input id=\"name{i}\" name=\"name{i}\" value=\"{}\" aria-label=\"{}\"></td><td>{}</td></tr>",
+            Esc(name),
+            Esc(&(t.variable_name_of)(header)),
             Esc(value)
         );
     }
-    let _ = write!(body, "</tbody></table></div><p>{}</p>", Esc(t.next_later));
-    let campaigns = campaign_names(&app).await;
-    body.push_str(&check_form(&id, &choice, mapping.campaign_column.as_deref(), &campaigns, t));
-    body.push_str(&back);
-    page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+    let _ = write!(
+        out,
+        "</tbody></table></div><p><button type=\"submit\">{}</button></p></form>",
+        Esc(t.apply_roles)
+    );
+    out
+}
+
+/// Whether the mapping can be used: a phone column, the columns it names there. Resolving
+/// needs a campaign; without a campaign column one is chosen for every row on this page, and
+/// any stands in for it here, as it uses no column.
+fn resolves(
+    mapping: &MappingFile,
+    headers: &[String],
+    location: &str,
+    t: &Text,
+) -> Result<(), String> {
+    if mapping.phone.is_none() {
+        return Err(t.no_phone_column.to_string());
+    }
+    let mut file = mapping.clone();
+    if file.campaign.is_none() && file.campaign_column.is_none() {
+        file.campaign = Some(CampaignRef::Id(0));
+    }
+    file.resolve(headers, location).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The account's campaigns, by id and name; none without a service or when it cannot be asked
@@ -89,6 +191,7 @@ async fn campaign_names(app: &App) -> Vec<(u64, String)> {
 fn check_form(
     id: &str,
     choice: &ReadingChoice,
+    roles: &[Role],
     campaign_column: Option<&str>,
     campaigns: &[(u64, String)],
     t: &Text,
@@ -102,6 +205,7 @@ fn check_form(
     for (name, value) in choice.fields() {
         let _ = write!(form, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
     }
+    form.push_str(&role_fields(roles));
     let _ = write!(
         form,
         "<p><label for=\"campaign\">{}</label> <span class=\"hint\" id=\"campaign-hint\">{}</span><br>",
@@ -152,54 +256,6 @@ fn check_form(
         Esc(t.check_button)
     );
     form
-}
-
-/// Each column's roles in words; `None` when no column can be the phone number.
-fn roles(
-    mapping: &MappingFile,
-    headers: &[String],
-    location: &str,
-    t: &Text,
-) -> Option<Vec<Vec<String>>> {
-    let mut file = mapping.clone();
-    // Resolving needs a campaign. Without a campaign column one is chosen for every row (in a
-    // later version of this step); any stands in for it here, as it uses no column.
-    if file.campaign.is_none() && file.campaign_column.is_none() {
-        file.campaign = Some(CampaignRef::Id(0));
-    }
-    let plan = file.resolve(headers, location).ok()?;
-    let mut roles: Vec<Vec<String>> = vec![Vec::new(); headers.len()];
-    roles[plan.phone].push(t.role_phone.to_string());
-    if let CampaignSource::Column(column) = plan.campaign {
-        roles[column].push(t.role_campaign.to_string());
-    }
-    let variables =
-        plan.variables.iter().chain(plan.contacts.iter().flat_map(|c| c.variables.iter()));
-    for (name, columns) in variables {
-        for &column in columns {
-            roles[column].push((t.role_variable)(name));
-        }
-    }
-    for contact in &plan.contacts {
-        roles[contact.phone].push(t.role_secondary.to_string());
-    }
-    // The guards' columns are not in the plan: found by the same header comparison.
-    let guards = [
-        (mapping.region_column.as_deref(), t.role_country),
-        (mapping.consent.as_ref().map(|c| c.column.as_str()), t.role_consent),
-    ];
-    for (header, role) in guards {
-        let Some(wanted) = header.map(header_key) else { continue };
-        for (i, h) in headers.iter().enumerate() {
-            if header_key(h) == wanted {
-                roles[i].push(role.to_string());
-            }
-        }
-    }
-    for column in roles.iter_mut().filter(|r| r.is_empty()) {
-        column.push(t.role_ignored.to_string());
-    }
-    Some(roles)
 }
 
 fn back_link(id: &str, choice: &ReadingChoice, t: &Text) -> String {

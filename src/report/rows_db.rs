@@ -15,9 +15,11 @@ use super::error::ReportError;
 use super::model::{RowReport, RowStatus, RunInfo, Summary};
 use super::{ReportWriter, json_row, status_str};
 
-/// Rows per transaction: a reader sees the rows so far at this step, and a crash loses at most
-/// this many (the report is redone by the next check anyway).
+/// Rows per transaction at most, and the longest a row waits for one: a reader (the page of a
+/// send under way) sees the rows so far at this step, and a crash loses at most these (the
+/// report is redone by the next run anyway).
 const ROWS_PER_COMMIT: u64 = 20_000;
+const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 const SCHEMA: &str = "
     PRAGMA journal_mode = WAL;
@@ -42,6 +44,7 @@ pub(super) struct RowsDbWriter {
     connection: Connection,
     written: u64,
     json: Vec<u8>,
+    committed: std::time::Instant,
 }
 
 impl RowsDbWriter {
@@ -58,7 +61,13 @@ impl RowsDbWriter {
         let connection = Connection::open(path).map_err(fail)?;
         connection.execute_batch(SCHEMA).map_err(fail)?;
         connection.execute_batch("BEGIN").map_err(fail)?;
-        Ok(RowsDbWriter { path: path.to_path_buf(), connection, written: 0, json: Vec::new() })
+        Ok(RowsDbWriter {
+            path: path.to_path_buf(),
+            connection,
+            written: 0,
+            json: Vec::new(),
+            committed: std::time::Instant::now(),
+        })
     }
 
     fn insert(&mut self, row: &RowReport) -> rusqlite::Result<()> {
@@ -75,8 +84,9 @@ impl RowsDbWriter {
             reason.execute(params![issue.code.as_str(), row.row as i64])?;
         }
         self.written += 1;
-        if self.written.is_multiple_of(ROWS_PER_COMMIT) {
+        if self.written.is_multiple_of(ROWS_PER_COMMIT) || self.committed.elapsed() > COMMIT_EVERY {
             self.connection.execute_batch("COMMIT; BEGIN")?;
+            self.committed = std::time::Instant::now();
         }
         Ok(())
     }
@@ -201,6 +211,21 @@ impl RowsDb {
             .map_err(|e| database_error(&self.path, e))
     }
 
+    /// How many rows of each status are stored so far, as the JSON report spells the status.
+    pub fn counts(&self) -> Result<Vec<(String, u64)>, ReportError> {
+        let fail = |e: rusqlite::Error| database_error(&self.path, e);
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT status, count(*) FROM rows GROUP BY status ORDER BY status")
+            .map_err(fail)?;
+        let counts = statement
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64)))
+            .map_err(fail)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        Ok(counts)
+    }
+
     /// The run's summary as the JSON report writes it, once the run is finished.
     pub fn summary(&self) -> Result<Option<serde_json::Value>, ReportError> {
         let text: Option<String> = self
@@ -273,6 +298,8 @@ mod tests {
 
         let db = RowsDb::open(&path).unwrap();
         assert_eq!(db.count().unwrap(), 100);
+        let counts = db.counts().unwrap();
+        assert_eq!(counts, [("rejected".to_string(), 10), ("valid".to_string(), 90)]);
         assert_eq!(db.summary().unwrap().unwrap()["rejected"], 10);
         let first = db.page(&RowFilter::default(), 25).unwrap();
         let numbers: Vec<u64> = first.rows.iter().map(|r| r["row"].as_u64().unwrap()).collect();

@@ -60,6 +60,10 @@ pub(super) struct Run {
     pub opts: ImportOptions,
     pub folder: PathBuf,
     pub stop: Arc<AtomicBool>,
+    /// When it started, for the rate and the time left.
+    pub started: std::time::Instant,
+    /// The rows a send will go through: its check's count.
+    pub expected_rows: Option<u64>,
     state: Mutex<State>,
 }
 
@@ -111,6 +115,7 @@ impl Runs {
         query: String,
         mut opts: ImportOptions,
         client: Option<Client>,
+        expected_rows: Option<u64>,
     ) -> std::io::Result<String> {
         let id = new_id();
         let folder = self.dir.join(&id);
@@ -124,6 +129,8 @@ impl Runs {
             opts: opts.clone(),
             folder,
             stop: Arc::new(AtomicBool::new(false)),
+            started: std::time::Instant::now(),
+            expected_rows,
             state: Mutex::new(State::Running),
         });
         self.runs

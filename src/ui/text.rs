@@ -91,12 +91,14 @@ pub struct Text {
     pub region_label: &'static str,
     pub region_hint: &'static str,
     pub check_button: &'static str,
+    pub allow_duplicates: &'static str,
     pub checking: &'static str,
 
     pub check_title: &'static str,
     pub send_title: &'static str,
     pub results_title: &'static str,
     pub rows_so_far: fn(u64) -> String,
+    pub progress_line: fn(u64, u64, Option<u64>) -> String,
     pub refresh: &'static str,
     pub run_failed: &'static str,
     pub counts: &'static str,
@@ -230,12 +232,18 @@ pub const EN: Text = Text {
     region_label: "Country of numbers written without a country code",
     region_hint: "A country code (DE, AT, CH) or a country's name.",
     check_button: "Check all rows",
+    allow_duplicates: "Send rows whose number is already in the campaign, or twice in the sheet \
+                       (duplicates allowed)",
     checking: "Checking…",
 
     check_title: "Check",
     send_title: "Sending",
     results_title: "Results",
     rows_so_far: |n| format!("{n} rows so far. This page updates itself."),
+    progress_line: |done, total, eta| match eta {
+        Some(secs) => format!("{done} of {total} rows, about {secs} s left"),
+        None => format!("{done} of {total} rows"),
+    },
     refresh: "Refresh",
     run_failed: "The run stopped with an error",
     counts: "Counts",
@@ -388,12 +396,18 @@ pub const DE: Text = Text {
     region_label: "Land von Nummern ohne Ländervorwahl",
     region_hint: "Ein Ländercode (DE, AT, CH) oder der Name eines Landes.",
     check_button: "Alle Zeilen prüfen",
+    allow_duplicates: "Auch Zeilen senden, deren Nummer schon in der Kampagne oder doppelt in \
+                       der Tabelle steht (Doppelte erlaubt)",
     checking: "Wird geprüft…",
 
     check_title: "Prüfung",
     send_title: "Senden",
     results_title: "Ergebnis",
     rows_so_far: |n| format!("Bisher {n} Zeilen. Diese Seite aktualisiert sich selbst."),
+    progress_line: |done, total, eta| match eta {
+        Some(secs) => format!("{done} von {total} Zeilen, noch etwa {secs} s"),
+        None => format!("{done} von {total} Zeilen"),
+    },
     refresh: "Aktualisieren",
     run_failed: "Der Lauf brach mit einem Fehler ab",
     counts: "Zahlen",

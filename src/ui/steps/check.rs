@@ -69,6 +69,7 @@ pub(in super::super) async fn start_check(
     let text = |s: String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
     opts.campaign = text(field("campaign"));
     opts.region = text(field("region"));
+    opts.allow_duplicates = field("allow_duplicates") == "on";
     opts.dry_run = true;
     opts.offline = app.client.is_none();
     opts.display = Display::Hidden;
@@ -79,7 +80,7 @@ pub(in super::super) async fn start_check(
         .filter(|q| !q.is_empty())
         .collect::<Vec<_>>()
         .join("&");
-    start(&app, &view, Kind::Check, &id, query, opts)
+    start(&app, &view, Kind::Check, &id, query, opts, None)
 }
 
 /// Sends what a finished check checked, with the same options.
@@ -109,7 +110,11 @@ pub(in super::super) async fn start_send(
         run_key: String::new(),
         on_change: OnChange::Refuse,
     });
-    start(&app, &view, Kind::Send, &run.source, run.query.clone(), opts)
+    let expected = match run.state() {
+        RunState::Done(finished) => Some(finished.summary.rows),
+        _ => None,
+    };
+    start(&app, &view, Kind::Send, &run.source, run.query.clone(), opts, expected)
 }
 
 fn start(
@@ -119,8 +124,9 @@ fn start(
     source: &str,
     query: String,
     opts: crate::pipeline::ImportOptions,
+    expected_rows: Option<u64>,
 ) -> Response {
-    match app.runs.start(kind, source, query, opts, app.client.clone()) {
+    match app.runs.start(kind, source, query, opts, app.client.clone(), expected_rows) {
         Ok(run_id) => Redirect::to(&format!("/run/{run_id}")).into_response(),
         Err(error) => {
             let label = app.service.label(view.text());
@@ -242,17 +248,43 @@ pub(in super::super) async fn file(
 }
 
 fn running(run_id: &str, run: &Run, t: &Text) -> String {
-    let so_far = RowsDb::open(&run.rows_db()).and_then(|db| db.count()).unwrap_or(0);
+    let counts = RowsDb::open(&run.rows_db()).and_then(|db| db.counts()).unwrap_or_default();
+    let so_far: u64 = counts.iter().map(|(_, n)| n).sum();
     let mut body = format!(
-        "<p role=\"status\" data-refresh=\"1000\">{} {}</p><p><a href=\"/run/{}\">{}</a></p>",
+        "<p role=\"status\" data-refresh=\"1000\">{} {}</p>",
         Esc(match run.kind {
             Kind::Check => t.checking,
             Kind::Send => t.send_title,
         }),
         Esc(&(t.rows_so_far)(so_far)),
-        Esc(run_id),
-        Esc(t.refresh)
     );
+    if let Some(total) = run.expected_rows.filter(|&n| n > 0) {
+        let elapsed = run.started.elapsed().as_secs_f64();
+        let left = total.saturating_sub(so_far);
+        let eta = match so_far {
+            0 => None,
+            done => Some((elapsed / done as f64 * left as f64).ceil() as u64),
+        };
+        let _ = write!(
+            body,
+            "<p><progress max=\"{total}\" value=\"{so_far}\" aria-label=\"{}\"></progress> {}</p>",
+            Esc(t.send_title),
+            Esc(&(t.progress_line)(so_far, total, eta))
+        );
+    }
+    if !counts.is_empty() {
+        body.push_str("<dl class=\"counts\">");
+        for (status, n) in &counts {
+            let _ = write!(
+                body,
+                "<div data-status=\"{}\"><dt>{}</dt><dd>{n}</dd></div>",
+                Esc(status),
+                Esc((t.status_name)(status))
+            );
+        }
+        body.push_str("</dl>");
+    }
+    let _ = write!(body, "<p><a href=\"/run/{}\">{}</a></p>", Esc(run_id), Esc(t.refresh));
     if run.kind == Kind::Send {
         let stopping = run.stop.load(Ordering::Relaxed);
         match stopping {

@@ -249,10 +249,13 @@ fn check_form(
         form,
         "</p><p><label for=\"region\">{}</label> <span class=\"hint\" id=\"region-hint\">{}</span><br>\
          <input id=\"region\" name=\"region\" value=\"{}\" aria-describedby=\"region-hint\"></p>\
+         <p><input type=\"checkbox\" id=\"allow_duplicates\" name=\"allow_duplicates\"> \
+         <label for=\"allow_duplicates\">{}</label></p>\
          <p><button type=\"submit\">{}</button></p></fieldset></form>",
         Esc(t.region_label),
         Esc(t.region_hint),
         crate::mapping::DEFAULT_REGION,
+        Esc(t.allow_duplicates),
         Esc(t.check_button)
     );
     form

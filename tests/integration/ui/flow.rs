@@ -112,3 +112,65 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
     assert!(results.body.contains("journal"), "where the CLI resumes it: {}", results.body);
     assert!(ui.seen.borrow().iter().all(|answer| !answer.contains(ALICE)), "the token stays");
 }
+
+/// A send stopped from the page midway, as Ctrl-C stops the CLI's, says so and offers to send
+/// the rest; sending the rest puts every valid row on the service exactly once. Duplicates are
+/// allowed (the page's checkbox), so the service would take a row sent twice and the count
+/// would show it. While it sends, the page shows how far it is.
+#[test]
+fn a_send_stopped_from_the_page_sends_the_rest_exactly_once() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 4.0;
+        config.push.concurrency = 1;
+    });
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let form = [("campaign", "10"), ("allow_duplicates", "on")];
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    let check = redirected(&started, "/run/");
+    let page = finished(&ui, &cookie, &check);
+    let valid: u64 = page
+        .body
+        .split("<div data-status=\"valid\"><dt>")
+        .nth(1)
+        .unwrap()
+        .split("<dd>")
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(valid >= 8, "enough rows to stop midway: {valid}");
+
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let progress = loop {
+        let page = ui.get(&send, &cookie);
+        if page.body.contains("<div data-status=\"created\">") {
+            break page;
+        }
+        assert!(Instant::now() < deadline, "{}", page.body);
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(progress.body.contains("<progress max="), "{}", progress.body);
+    assert!(progress.body.contains("Stop sending"), "{}", progress.body);
+    let stopped = ui.send(ui.post(&format!("{send}/stop"), &cookie));
+    assert_eq!(stopped.status, 303);
+    let results = finished(&ui, &cookie, &send);
+    assert!(results.body.contains("Stopped before the end"), "{}", results.body);
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    let first = leads().len() as u64;
+    assert!(first > 0 && first < valid, "stopped midway: {first} of {valid}");
+    assert!(results.body.contains("Send the rest"), "{}", results.body);
+
+    let rest = redirected(&ui.send(ui.post(&format!("/send{}", &send[4..]), &cookie)), "/run/");
+    let again = finished(&ui, &cookie, &rest);
+    assert!(!again.body.contains("Stopped before the end"), "{}", again.body);
+    let on_service = leads();
+    assert_eq!(on_service.len() as u64, valid, "every valid row, once");
+}

@@ -145,6 +145,22 @@ pub fn with_roles(base: &MappingFile, headers: &[String], roles: &[Role]) -> Map
     file
 }
 
+/// Whether `file` can read a sheet with these headers: every column it names is there. A
+/// mapping saved for one export is proposed for the next export of the same kind this way.
+pub fn fits(file: &MappingFile, headers: &[String]) -> bool {
+    let mut probe = file.clone();
+    // Resolving needs a campaign; the one a run is given uses no column.
+    if probe.campaign.is_none() && probe.campaign_column.is_none() {
+        probe.campaign = Some(super::CampaignRef::Id(0));
+    }
+    let guards =
+        [probe.region_column.as_deref(), probe.consent.as_ref().map(|c| c.column.as_str())];
+    let present = |header: &str| headers.iter().any(|h| header_key(h) == header_key(header));
+    probe.phone.is_some()
+        && probe.resolve(headers, "").is_ok()
+        && guards.into_iter().flatten().all(present)
+}
+
 fn join_variable(variables: &mut IndexMap<String, Columns>, name: &str, header: &str) {
     let joined = match variables.shift_remove(name) {
         None => Columns::One(header.to_string()),
@@ -159,7 +175,7 @@ fn join_variable(variables: &mut IndexMap<String, Columns>, name: &str, header: 
 
 #[cfg(test)]
 mod tests {
-    use super::{Role, roles_of, with_roles};
+    use super::{Role, fits, roles_of, with_roles};
     use crate::mapping::{MappingFile, PhoneColumns, infer};
 
     fn headers(names: &[&str]) -> Vec<String> {
@@ -212,5 +228,10 @@ mod tests {
             Some(Role::Variable("kunden_nr".into()))
         );
         assert_eq!(Role::parse("nonsense", "", "x"), None);
+        assert!(fits(&file, &headers));
+        assert!(!fits(&file, &headers[1..]), "without Tel it cannot read the sheet");
+        let mut more = headers.clone();
+        more.push("Extra".into());
+        assert!(fits(&file, &more), "a column more is fine");
     }
 }

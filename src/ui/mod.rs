@@ -23,6 +23,7 @@ mod error;
 mod guard;
 mod headers;
 mod lang;
+mod mappings;
 mod page;
 mod runs;
 mod sources;
@@ -49,6 +50,7 @@ pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 
 use crate::push::PushConfig;
 use guard::{Guard, SECRET_PARAM, Secret};
+use mappings::SavedMappings;
 use runs::Runs;
 use sources::Sources;
 
@@ -96,6 +98,7 @@ struct App {
     service: Service,
     max_upload_bytes: u64,
     runs: Arc<Runs>,
+    mappings: Arc<SavedMappings>,
     push: PushConfig,
     state_dir: PathBuf,
 }
@@ -133,6 +136,7 @@ impl Ui {
             service,
             max_upload_bytes: config.max_upload_bytes,
             runs: Arc::new(Runs::new(&config.state_dir)),
+            mappings: Arc::new(SavedMappings::new(&config.state_dir)),
             push: config.push,
             state_dir: config.state_dir,
         };
@@ -190,6 +194,8 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/source/location", post(steps::source::location))
         .route("/reading/{id}", get(steps::reading::show))
         .route("/mapping/{id}", get(steps::mapping::show))
+        .route("/mapping/{id}/mapping.toml", get(steps::mapping::download))
+        .route("/mapping/{id}/save", post(steps::mapping::save))
         .route("/check/{id}", post(steps::check::start_check))
         .route("/send/{run}", post(steps::check::start_send))
         .route("/run/{run}", get(steps::check::show))

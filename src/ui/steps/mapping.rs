@@ -5,11 +5,13 @@
 
 use std::fmt::Write;
 
+use axum::Form;
 use axum::extract::{Path, Query, RawQuery, State};
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
 
 use super::super::App;
+use super::super::mappings::as_toml;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
 use super::{ReadingChoice, Wanted, preview};
@@ -43,7 +45,9 @@ pub(in super::super) async fn show(
     if let Err(problem) = resolves(&mapping, &preview.headers, &chosen.location, t) {
         body.push_str(&page::error_box(t, &problem));
     }
+    body.push_str(&proposals(&app, &id, &choice, &preview.headers, t));
     body.push_str(&roles_form(&id, &choice, &preview, &roles, t));
+    body.push_str(&keep_form(&id, &choice, &roles, t));
     let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
     let campaigns = campaign_names(&app).await;
     let campaign_column = mapping.campaign_column.as_deref();
@@ -76,6 +80,124 @@ pub(super) fn chosen_mapping(headers: &[String], pairs: &[(String, String)]) -> 
         true => with_roles(&inferred, headers, &roles),
         false => inferred,
     }
+}
+
+/// The roles as a query string: `role0=variable&name0=customer_name&role1=phone…`.
+fn roles_query(roles: &[Role]) -> String {
+    let mut out = url::form_urlencoded::Serializer::new(String::new());
+    for (i, role) in roles.iter().enumerate() {
+        out.append_pair(&format!("role{i}"), role.as_str());
+        if let Role::Variable(name) = role {
+            out.append_pair(&format!("name{i}"), name);
+        }
+    }
+    out.finish()
+}
+
+/// The address of this page with other roles.
+fn with_roles_href(id: &str, choice: &ReadingChoice, roles: &[Role]) -> String {
+    let query = [choice.query(), roles_query(roles)];
+    let query: Vec<&str> = query.iter().map(String::as_str).filter(|q| !q.is_empty()).collect();
+    format!("/mapping/{id}?{}", query.join("&"))
+}
+
+/// The saved mappings that fit this sheet, each a link that applies it.
+fn proposals(app: &App, id: &str, choice: &ReadingChoice, headers: &[String], t: &Text) -> String {
+    let fitting = app.mappings.fitting(headers);
+    if fitting.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("<div class=\"proposal\" role=\"note\"><p>{}</p><ul>", Esc(t.saved_fit));
+    for (name, file) in fitting {
+        let href = with_roles_href(id, choice, &roles_of(&file, headers));
+        let _ =
+            write!(out, "<li><a href=\"{}\">{}</a></li>", Esc(&href), Esc(&(t.use_saved)(&name)));
+    }
+    out.push_str("</ul></div>");
+    out
+}
+
+/// Keeping the mapping: download it as a file for `import`/`sync --mapping`, or save it here
+/// to be proposed for the next sheet with these columns.
+fn keep_form(id: &str, choice: &ReadingChoice, roles: &[Role], t: &Text) -> String {
+    let query = with_roles_href(id, choice, roles);
+    let query = query.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    let mut out = format!(
+        "<form method=\"post\" action=\"/mapping/{}/save\" class=\"keep\"><fieldset><legend>{}</legend>\
+         <p><a href=\"/mapping/{}/mapping.toml?{}\" download>{}</a></p>",
+        Esc(id),
+        Esc(t.keep_legend),
+        Esc(id),
+        Esc(query),
+        Esc(t.download_mapping)
+    );
+    for (name, value) in choice.fields() {
+        let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
+    }
+    out.push_str(&role_fields(roles));
+    let _ = write!(
+        out,
+        "<p><label for=\"save_name\">{}</label> <input id=\"save_name\" name=\"save_name\" required> \
+         <button type=\"submit\">{}</button></p></fieldset></form>",
+        Esc(t.save_name),
+        Esc(t.save_mapping)
+    );
+    out
+}
+
+/// The chosen mapping as a TOML file to download.
+pub(in super::super) async fn download(
+    State(app): State<App>,
+    view: View,
+    Path(id): Path<String>,
+    Query(choice): Query<ReadingChoice>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let t = view.text();
+    let Some(chosen) = app.sources.get(&id) else { return StatusCode::NOT_FOUND.into_response() };
+    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
+        Ok(preview) => preview,
+        Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
+    };
+    let mapping = chosen_mapping(&preview.headers, &query_pairs(raw.as_deref()));
+    let disposition = "attachment; filename=\"mapping.toml\"";
+    let headers = [
+        (header::CONTENT_TYPE, "application/toml; charset=utf-8"),
+        (header::CONTENT_DISPOSITION, disposition),
+    ];
+    (headers, as_toml(&mapping)).into_response()
+}
+
+/// Saves the chosen mapping under the name given, then shows the page again.
+pub(in super::super) async fn save(
+    State(app): State<App>,
+    view: View,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let t = view.text();
+    let Some(chosen) = app.sources.get(&id) else {
+        return page::unknown_source(&view, app.service.label(t), Step::Mapping, t.mapping_title);
+    };
+    let field = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let choice = ReadingChoice {
+        sheet: field("sheet").unwrap_or_default(),
+        header_row: field("header_row").unwrap_or_default(),
+        delimiter: field("delimiter").unwrap_or_default(),
+        encoding: field("encoding").unwrap_or_default(),
+    };
+    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
+        Ok(preview) => preview,
+        Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
+    };
+    let mapping = chosen_mapping(&preview.headers, &pairs);
+    let name = field("save_name").unwrap_or_default();
+    if let Err(error) = app.mappings.save(&name, &mapping) {
+        tracing::warn!("ui: the mapping could not be saved: {error}");
+        return (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();
+    }
+    let href = with_roles_href(&id, &choice, &roles_of(&mapping, &preview.headers));
+    Redirect::to(&href).into_response()
 }
 
 /// The roles as form fields, for a form that carries them to the next step.

@@ -375,3 +375,56 @@ fn a_crafted_workbook_is_refused_by_the_librarys_limits() {
     );
     assert_eq!(ui.get("/", &cookie).status, 200);
 }
+
+/// A mapping kept from the page: downloaded, it is a file `leadsync import --mapping` reads;
+/// saved, it is proposed for the next upload with the same columns, and applying it brings
+/// its roles back.
+#[test]
+fn a_mapping_is_kept_as_a_file_and_proposed_for_the_next_sheet() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let page = ui.get(&mapping, &cookie);
+    assert!(!page.body.contains("Use the saved mapping"), "nothing saved yet");
+    let company = {
+        let at = page.body.find("\">Company</label>").unwrap();
+        let before = &page.body[..at];
+        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
+    };
+    let changed = format!("{mapping}?role{company}=ignore");
+    let file = ui.get(&changed.replacen("?", "/mapping.toml?", 1), &cookie);
+    assert_eq!(file.status, 200, "{}", file.body);
+    assert!(file.header("content-disposition").contains("mapping.toml"));
+    assert!(!file.body.contains("Company"), "the ignored column is not in it:\n{}", file.body);
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("mapping.toml");
+    std::fs::write(&toml, &file.body).unwrap();
+    let report = dir.path().join("r.json");
+    crate::support::Cli::new()
+        .args(["import"])
+        .args([super::sample("leads.csv")])
+        .args(["--mapping"])
+        .args([&toml])
+        .args(["--offline", "--dry-run", "--campaign", "1", "--report"])
+        .args([&report])
+        .expect_code(3);
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(rows["rows"][0]["variables"]["customer_name"], "Anna Schmidt");
+    assert!(rows["rows"][0]["variables"].get("company").is_none());
+
+    let id = mapping.trim_start_matches("/mapping/");
+    let form = [(format!("role{company}"), "ignore"), ("save_name".to_string(), "weekly CRM")];
+    let saved = ui.send(ui.post(&format!("/mapping/{id}/save"), &cookie).form(&form));
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let again = ui.upload_ok(&cookie, "leads-next-week.csv", &leads_csv());
+    let next = ui.get(&again.replace("/reading/", "/mapping/"), &cookie);
+    assert!(next.body.contains("Use the saved mapping “weekly CRM”"), "{}", next.body);
+    let link = next.body.split("<div class=\"proposal\"").nth(1).unwrap();
+    let href =
+        link.split("href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let applied = ui.get(&href, &cookie);
+    assert_eq!(super::steps::role_of(&applied.body, "Company"), "ignore");
+    assert_eq!(super::steps::role_of(&applied.body, "Telefon"), "phone");
+}

@@ -234,6 +234,7 @@ pub async fn execute(
         workers: source.workers,
         push,
         display,
+        max_rows: None,
     };
     let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;

@@ -522,7 +522,7 @@ impl RowsRender {
     }
 }
 
-fn rows_table(rows: &[Value], t: &Text) -> String {
+pub(super) fn rows_table(rows: &[Value], t: &Text) -> String {
     let mut out = format!(
         "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"rows\" tabindex=\"0\"><table><thead><tr>\
          <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\

@@ -47,6 +47,7 @@ pub(in super::super) async fn show(
     }
     body.push_str(&proposals(&app, &id, &choice, &preview.headers, t));
     body.push_str(&roles_form(&id, &choice, &preview, &roles, t));
+    body.push_str(&first_rows(&chosen, &choice, &mapping, t).await);
     body.push_str(&keep_form(&id, &choice, &roles, t));
     let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
     let campaigns = campaign_names(&app).await;
@@ -80,6 +81,49 @@ pub(super) fn chosen_mapping(headers: &[String], pairs: &[(String, String)]) -> 
         true => with_roles(&inferred, headers, &roles),
         false => inferred,
     }
+}
+
+/// Rows checked for the preview: enough to see a pattern, few enough to answer at once.
+const PREVIEW_ROWS: u64 = 10;
+
+/// What the first rows would send with this mapping (the number as sent, the variables) and
+/// what is wrong with them: the library's own dry run of those rows, offline (campaigns are
+/// looked up by the check).
+async fn first_rows(
+    chosen: &super::super::sources::Chosen,
+    choice: &ReadingChoice,
+    mapping: &MappingFile,
+    t: &Text,
+) -> String {
+    let Ok(mut opts) = choice.import_options(chosen, t) else { return String::new() };
+    let Ok(dir) = tempfile::tempdir() else { return String::new() };
+    let report = dir.path().join("preview.json");
+    let mut mapping = mapping.clone();
+    if mapping.campaign.is_none() && mapping.campaign_column.is_none() {
+        // Offline, any campaign stands for the one the check will ask for.
+        mapping.campaign = Some(CampaignRef::Id(0));
+    }
+    opts.mapping = Some(mapping);
+    opts.dry_run = true;
+    opts.offline = true;
+    opts.max_rows = Some(PREVIEW_ROWS);
+    opts.reports = vec![report.clone()];
+    opts.workers = 1;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The import blocks between its stages: it runs beside the server's workers.
+    let runtime = tokio::runtime::Handle::current();
+    let checked = tokio::task::spawn_blocking(move || {
+        runtime.block_on(crate::pipeline::import(&opts, None, stop)).map(|_| ())
+    });
+    match checked.await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => return page::error_box(t, &error.to_string()),
+        Err(error) => return page::error_box(t, &error.to_string()),
+    }
+    let Ok(text) = tokio::fs::read_to_string(&report).await else { return String::new() };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return String::new() };
+    let rows = json["rows"].as_array().cloned().unwrap_or_default();
+    format!("<h2 id=\"rows\">{}</h2>{}", Esc(t.preview_title), super::check::rows_table(&rows, t))
 }
 
 /// The roles as a query string: `role0=variable&name0=customer_name&role1=phone…`.

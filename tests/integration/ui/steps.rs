@@ -428,3 +428,29 @@ fn a_mapping_is_kept_as_a_file_and_proposed_for_the_next_sheet() {
     assert_eq!(super::steps::role_of(&applied.body, "Company"), "ignore");
     assert_eq!(super::steps::role_of(&applied.body, "Telefon"), "phone");
 }
+
+/// The Mapping page shows what the first rows would send with the roles chosen, as the
+/// library checks them: the number as sent, the variables, and what is wrong.
+#[test]
+fn the_mapping_page_previews_what_the_first_rows_would_send() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let page = ui.get(&mapping, &cookie);
+    let preview = page.body.split("What the first rows would send").nth(1).expect("a preview");
+    let rows = preview.matches("<tr data-status=").count();
+    assert!((5..=10).contains(&rows), "the first rows only: {rows}");
+    assert!(preview.contains("<td>+4915123456789</td>"), "Anna's number as sent: {preview}");
+    assert!(preview.contains("customer_name: Anna Schmidt"), "{preview}");
+    assert!(preview.contains("extension_dropped"), "a warning of the library: {preview}");
+    // Another role, another preview: the name is no longer sent.
+    let name = {
+        let at = page.body.find("\">Name</label>").unwrap();
+        let before = &page.body[..at];
+        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
+    };
+    let changed = ui.get(&format!("{mapping}?role{name}=ignore"), &cookie);
+    let preview = changed.body.split("What the first rows would send").nth(1).unwrap();
+    assert!(!preview.contains("customer_name: Anna"), "{preview}");
+}

@@ -813,15 +813,11 @@ fn read_batches(
 ) -> Result<bool, PipelineError> {
     let mut batch = Vec::with_capacity(BATCH_ROWS);
     let mut seq = 0;
-    let mut read = 0;
-    for record in source.records() {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    for record in source.records().take(limit) {
         if stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
-        if read == limit {
-            break;
-        }
-        read += 1;
         batch.push(record?);
         if batch.len() == BATCH_ROWS {
             spent.try_iter().for_each(drop);

@@ -118,9 +118,9 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
     driver.call(&session, "DELETE", "", serde_json::json!({}));
 }
 
-/// The German CRM export from file to leads on the sandbox, in German, in Chromium: upload,
-/// Reading, Mapping, "Alle Zeilen prüfen", the check page (which reloads itself until the
-/// check is done), "N Leads senden", Results. The leads on the service are exactly the rows
+/// The German CRM export from file to leads on the sandbox, in German, in Chromium, with the
+/// keyboard alone (Enter on each control): upload, Reading, Mapping, "Alle Zeilen prüfen", the
+/// check page (which reloads itself until the check is done), "N Leads senden", Results. The leads on the service are exactly the rows
 /// the run reports created, with their secondary numbers. Screenshots of the check and the
 /// results join the others.
 #[test]
@@ -146,16 +146,16 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
         &format!("element/{file}/value"),
         serde_json::json!({"text": xlsx}),
     );
-    driver.click(&session, "//button[normalize-space()='Hochladen']");
-    driver.click(&session, "//a[normalize-space()='Weiter: die Spalten']");
+    driver.press_enter(&session, "//button[normalize-space()='Hochladen']");
+    driver.press_enter(&session, "//a[normalize-space()='Weiter: die Spalten']");
     let mapping = driver.url(&session);
-    driver.click(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
+    driver.press_enter(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
     let check = driver.settled(&session, &mapping);
     assert!(check.contains("<h1>Prüfung</h1>") && check.contains("Zahlen"), "{check}");
     assert!(check.contains("<code>invalid_phone</code>"), "Sophie's 0151 CALL ME: {check}");
     driver.screenshot(&session, "4-check.png");
     let checked = driver.url(&session);
-    driver.click(&session, "//button[contains(., 'Leads senden')]");
+    driver.press_enter(&session, "//button[contains(., 'Leads senden')]");
     let results = driver.settled(&session, &checked);
     assert!(results.contains("<h1>Ergebnis</h1>"), "{results}");
     driver.screenshot(&session, "5-results.png");
@@ -297,10 +297,12 @@ impl WebDriver {
         id.unwrap_or_else(|| panic!("{xpath}: {found}")).to_string()
     }
 
-    /// Clicks the element an XPath finds.
-    fn click(&self, session: &str, xpath: &str) {
+    /// Presses Enter on the element an XPath finds, as a person on the keyboard does once it
+    /// has focus: a link is followed, a button pressed. No mouse.
+    fn press_enter(&self, session: &str, xpath: &str) {
         let element = self.find(session, xpath);
-        self.call(session, "POST", &format!("element/{element}/click"), serde_json::json!({}));
+        let enter = serde_json::json!({"text": "\u{E007}"});
+        self.call(session, "POST", &format!("element/{element}/value"), enter);
     }
 
     /// The page at a new address (a click returns before the form's answer has come) once it

@@ -290,12 +290,34 @@ fn every_control_has_a_label() {
     let ui = TestUi::start();
     let cookie = ui.login();
     let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
-    for path in ["/".to_string(), reading.clone(), format!("{reading}?sheet=x&header_row=99")] {
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let id = mapping.trim_start_matches("/mapping/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "1")]));
+    let run = started.header("location").to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while ui.get(&run, &cookie).body.contains("data-refresh") {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pages = ["/".to_string(), reading.clone(), format!("{reading}?sheet=x&header_row=99")];
+    for path in pages.into_iter().chain([mapping, run.clone(), format!("{run}?status=rejected")]) {
         let page = ui.get(&path, &cookie);
-        for tag in ["<input ", "<select "] {
+        assert!(page.status == 200 || path.contains("header_row=99"), "{path}: {}", page.body);
+        for tag in ["<input ", "<select ", "<button ", "<progress "] {
             for (at, _) in page.body.match_indices(tag) {
-                let rest = &page.body[at..];
-                let id = rest.split("id=\"").nth(1).unwrap().split('"').next().unwrap();
+                let element = &page.body[at..at + page.body[at..].find('>').unwrap()];
+                if element.contains("type=\"hidden\"") || element.contains("aria-label=\"") {
+                    continue;
+                }
+                if tag == "<button " {
+                    let text =
+                        page.body[at..].split('>').nth(1).unwrap().split('<').next().unwrap();
+                    assert!(!text.trim().is_empty(), "{path}: a button without words");
+                    continue;
+                }
+                let id =
+                    element.split("id=\"").nth(1).unwrap_or_else(|| panic!("{path}: {element}"));
+                let id = id.split('"').next().unwrap();
                 assert!(
                     page.body.contains(&format!("<label for=\"{id}\">")),
                     "{path}: no label for #{id}"

@@ -463,6 +463,7 @@ async fn prepare_send(
         lead_key: lead_key(opts),
         timeout: client.timeout(),
         identity,
+        display: opts.display,
     })
 }
 

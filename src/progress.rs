@@ -315,6 +315,15 @@ fn trim_rate(rate: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A line said while the bar may be on the screen: on a terminal it takes the bar's line (the
+/// bar is drawn again below it) instead of being glued to its end; elsewhere as `say`.
+pub fn notice(display: Display, line: &str) {
+    match display {
+        Display::Bars => say(display, &format!("\r\x1b[2K{line}")),
+        _ => say(display, line),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,8 @@
 //! The one owner of a sending run: it takes judged rows in file order, decides for each
-//! whether to send it (or what the journal and the lead list already say), journals attempts
-//! before they go out, gathers the workers' answers, journals and reports them.
+//! whether to send it (or what the journal and the lead list already say), journals each
+//! attempt once its request has a worker and a turn of the rate limit (so only requests about
+//! to leave are on the journal, never a queue of them), gathers the workers' answers, journals
+//! them and reports them in sheet order (`order.rs`).
 //!
 //! Rows whose request may have reached the service without an answer are settled at the end
 //! (`resolve.rs`), by the rule in `doubt.rs`: never sent again while the first write could
@@ -15,16 +17,17 @@ use tokio::sync::mpsc;
 
 use super::doubt::{self, Doubt, Verdict};
 use super::key::{self, RowKeys};
+use super::order::SheetOrder;
 use super::reconcile::{LeadIndex, RowId};
-use super::{Job, Pool, PushConfig, Sent, Workers, content_fingerprint};
+use super::{Job, Pool, PushConfig, Sent, Slot, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
 use crate::journal::{Attempt, Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
 use crate::progress::Progress;
 use crate::report::{ReportError, Reports};
 use crate::row::{Issue, IssueCode, RowReport, RowStatus};
 
-/// Rows journaled per fsync before they are handed to the workers.
-const DISPATCH_BATCH: usize = 64;
+/// Rows queued for a worker (not journaled yet) before reading waits.
+const QUEUED: usize = 64;
 
 /// Everything the collector needs to know before the first row arrives.
 pub struct SendPlan {
@@ -51,6 +54,8 @@ pub struct SendPlan {
     pub timeout: std::time::Duration,
     /// The run's identity, as its journal records it.
     pub identity: crate::journal::RunHeader,
+    /// How lines are said while the run goes (the wait for writes in doubt is said).
+    pub display: crate::progress::Display,
 }
 
 /// How the sending went, beyond the row counts.
@@ -109,14 +114,16 @@ pub(super) struct Flight {
 pub struct Collector {
     pub(super) client: Client,
     pub(super) plan: SendPlan,
-    reports: Reports,
-    jobs: Option<mpsc::Sender<Job>>,
+    /// The reports, fed in sheet order.
+    order: SheetOrder,
+    /// Closed at the end, which stops the workers.
+    jobs: Option<mpsc::UnboundedSender<(Job, Slot)>>,
     pub(super) results: mpsc::Receiver<(u64, Sent)>,
     pub(super) pool: Pool,
     progress: Arc<Progress>,
-    /// Journaled, waiting for a free worker.
+    /// Waiting for a worker and a turn; not journaled yet, so a stop leaves them unsent.
     pub(super) pending: VecDeque<Job>,
-    /// Handed to a worker, answer not yet back.
+    /// Queued or handed to a worker, answer not yet back.
     pub(super) in_flight: HashMap<u64, Flight>,
     /// Maybe written by the service; settled at the end.
     pub(super) in_doubt: Vec<Doubt>,
@@ -149,7 +156,7 @@ impl Collector {
         Collector {
             client: client.clone(),
             plan,
-            reports,
+            order: SheetOrder::new(reports),
             jobs: Some(jobs),
             results,
             pool,
@@ -177,10 +184,8 @@ impl Collector {
         mut rows: mpsc::Receiver<Vec<RowReport>>,
         stop: Arc<AtomicBool>,
     ) -> Result<(Reports, PushSummary, Journal), CollectError> {
-        // The sender lives outside `self`: a permit borrowed from it must not lock `self`.
-        let mut jobs = self.jobs.take();
+        let (slots, throttle) = (self.pool.slots(), self.pool.throttle.clone());
         let mut reading = true;
-        let mut ready: Vec<(Flight, Job)> = Vec::new();
         loop {
             // Checked whether or not reading is over: a small sheet is read whole long before
             // its rows are sent, and a stop must still keep the queued ones from going out.
@@ -188,23 +193,23 @@ impl Collector {
                 self.summary.read_whole = !reading;
                 reading = false;
                 self.summary.interrupted = true;
-                // Rows read but not yet journaled are simply not sent: the next run sends them.
-                for (flight, _) in std::mem::take(&mut ready) {
-                    self.not_sent(flight.row)?;
-                }
                 self.abandon_pending()?;
             }
-            if !ready.is_empty() {
-                self.dispatch(std::mem::take(&mut ready))?;
+            // The source read to its end while rows wait to be sent: with more queued than
+            // `QUEUED` the end is not received, yet a stop from now on must say every row was
+            // read. (Looked at after the stop: a channel closed by the stop is not the end.)
+            if reading && rows.is_closed() && rows.is_empty() {
+                reading = false;
+                self.summary.read_whole = true;
             }
             if !reading && self.pending.is_empty() && self.in_flight.is_empty() {
                 break;
             }
             tokio::select! {
-                batch = rows.recv(), if reading && self.pending.len() < DISPATCH_BATCH => match batch {
+                batch = rows.recv(), if reading && self.pending.len() < QUEUED => match batch {
                     Some(batch) => {
                         for row in batch {
-                            self.admit(row, &mut ready)?;
+                            self.admit(row)?;
                         }
                     }
                     None => {
@@ -212,15 +217,15 @@ impl Collector {
                         self.summary.read_whole = true;
                     }
                 },
-                permit = reserve(&jobs), if !self.pending.is_empty() => {
-                    self.hand_out(permit);
+                slot = Pool::next_slot(slots.clone(), throttle.clone()), if !self.pending.is_empty() => {
+                    self.send_out(slot)?;
                 }
                 Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
                 () = tokio::time::sleep(std::time::Duration::from_millis(100)) => {}
             }
         }
         if !self.summary.interrupted {
-            self.resolve_in_doubt(&jobs, &stop).await?;
+            self.resolve_in_doubt(&stop).await?;
             self.summary.interrupted = stop.load(Ordering::Relaxed);
         }
         self.summary.unsettled = (self.in_doubt.len() + self.given_up.len()) as u64;
@@ -229,20 +234,18 @@ impl Collector {
         if let (Some(first), Some(last)) = (self.first_sent, self.last_answer) {
             self.summary.sending_secs = last.duration_since(first).as_secs_f64();
         }
-        jobs.take();
+        self.jobs.take();
         self.pool.join().await;
         self.plan.journal.sync()?;
-        Ok((self.reports, self.summary, self.plan.journal))
+        let reports = self.order.finish()?;
+        Ok((reports, self.summary, self.plan.journal))
     }
 
     /// Decides what to do with one judged row: report it, settle it from the journal or the
     /// lead list, hold it in doubt, or queue it for sending.
-    fn admit(
-        &mut self,
-        mut row: RowReport,
-        ready: &mut Vec<(Flight, Job)>,
-    ) -> Result<(), CollectError> {
+    fn admit(&mut self, mut row: RowReport) -> Result<(), CollectError> {
         self.progress.row_read();
+        self.order.read(row.row);
         // Every row with a number and a campaign takes its place in the count of identical
         // rows, valid or not, so a guard that turns one away does not shift the others' keys.
         let identity = (row.phone.is_some() && row.campaign_id.is_some()).then(|| {
@@ -270,7 +273,8 @@ impl Collector {
                 if let Some(carried) = self.plan.recovered.carried.remove(&key) {
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
                     let commit_by = carried.commit_by;
-                    let doubt = Doubt { row, fp, key, id, commit_by, resends: 0, sendable: true };
+                    let (resends, sendable, earlier) = (0, true, true);
+                    let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier };
                     return self.decide_now(doubt);
                 }
                 if self.plan.skip_existing
@@ -282,7 +286,7 @@ impl Collector {
         }
         let keyed = self.plan.lead_key;
         let job = job_for(&row, self.plan.allow_duplicates, keyed.then_some(key));
-        ready.push((Flight { row, fp, key, keyed, resends: 0 }, job));
+        self.queue(Flight { row, fp, key, keyed, resends: 0 }, job);
         Ok(())
     }
 
@@ -317,7 +321,7 @@ impl Collector {
         let commit_by = commit_by.unwrap_or_else(|| doubt::after(self.plan.listed_at, window));
         let key = sending.key.unwrap_or(key);
         let id = if sending.keyed { RowId::Keyed(key) } else { RowId::Content };
-        Doubt { row, fp, key, id, commit_by, resends: 0, sendable }
+        Doubt { row, fp, key, id, commit_by, resends: 0, sendable, earlier: true }
     }
 
     /// Decides a row in doubt from the lead list read at the start; holds it when it must wait.
@@ -381,7 +385,7 @@ impl Collector {
                 let job =
                     job_for(&doubt.row, self.plan.allow_duplicates, keyed.then_some(doubt.key));
                 let (row, fp, key, resends) = (doubt.row, doubt.fp, doubt.key, doubt.resends + 1);
-                self.dispatch(vec![(Flight { row, fp, key, keyed, resends }, job)])?;
+                self.queue(Flight { row, fp, key, keyed, resends }, job);
             }
         }
         Ok(None)
@@ -404,41 +408,63 @@ impl Collector {
             keyed: matches!(doubt.id, RowId::Keyed(_)),
         };
         self.plan.journal.outcome(&entry)?;
+        // Settled at the end of the run at the earliest: the rows after it are not held up.
+        self.order.pass_over(doubt.row.row)?;
         self.in_doubt.push(doubt);
         Ok(())
     }
 
-    /// Journals the attempts (one fsync for the batch) and queues them for the workers.
-    pub(super) fn dispatch(&mut self, ready: Vec<(Flight, Job)>) -> Result<(), CollectError> {
-        if ready.is_empty() {
-            return Ok(());
-        }
-        let timeout = self.plan.timeout;
-        self.plan.journal.attempts_of(ready.iter().map(|(flight, job)| Attempt {
-            row: job.row,
-            phone: job.lead.phone_number.as_str(),
-            campaign_id: job.lead.campaign_id,
-            fp: flight.fp,
-            key: Some(flight.key),
-            keyed: flight.keyed,
-            timeout,
-        }))?;
-        for (flight, job) in ready {
-            self.in_flight.insert(job.row, flight);
-            self.pending.push_back(job);
-        }
-        Ok(())
+    /// Queues a row for the workers. Nothing is journaled yet: see `send_out`.
+    pub(super) fn queue(&mut self, flight: Flight, job: Job) {
+        self.in_flight.insert(job.row, flight);
+        self.pending.push_back(job);
     }
 
-    /// Gives the next pending job to the worker slot `permit`; without a slot (every worker
-    /// gone) the job stays pending.
-    pub(super) fn hand_out(&mut self, permit: Option<mpsc::Permit<'_, Job>>) {
-        if let Some(permit) = permit
-            && let Some(job) = self.pending.pop_front()
+    /// Sends queued jobs: as many as have a free worker and a turn of the rate limit right now,
+    /// `first` already holding both. Their attempts are journaled and made durable (one fsync
+    /// for them all) before any of them is handed to its worker, which sends it at once. So
+    /// the journal never holds attempts of requests still waiting for a turn: a hard stop
+    /// leaves at most `concurrency` writes in doubt, whatever the rate and the queue.
+    pub(super) fn send_out(&mut self, first: Slot) -> Result<(), CollectError> {
+        let mut slots = vec![first];
+        while slots.len() < self.pending.len()
+            && let Some(slot) = self.pool.try_slot()
         {
-            self.first_sent.get_or_insert_with(std::time::Instant::now);
-            permit.send(job);
+            slots.push(slot);
         }
+        let count = slots.len().min(self.pending.len());
+        // A job without its flight cannot be journaled, so it is never sent (none is).
+        let jobs: Vec<Job> = self
+            .pending
+            .drain(..count)
+            .filter(|job| self.in_flight.contains_key(&job.row))
+            .collect();
+        let (timeout, in_flight) = (self.plan.timeout, &self.in_flight);
+        self.plan.journal.attempts_of(jobs.iter().map(|job| {
+            let flight = &in_flight[&job.row];
+            Attempt {
+                row: job.row,
+                phone: job.lead.phone_number.as_str(),
+                campaign_id: job.lead.campaign_id,
+                fp: flight.fp,
+                key: Some(flight.key),
+                keyed: flight.keyed,
+                timeout,
+            }
+        }))?;
+        self.first_sent.get_or_insert_with(std::time::Instant::now);
+        for (job, slot) in jobs.into_iter().zip(slots) {
+            let row = job.row;
+            let handed = self.jobs.as_ref().is_some_and(|jobs| jobs.send((job, slot)).is_ok());
+            if !handed {
+                // Every worker gone: journaled and never sent, but taken as in doubt, which is
+                // always safe.
+                let commit_by = doubt::deadline(std::time::SystemTime::now(), timeout);
+                let message = "the request could not be handed to a worker".to_string();
+                self.settle(row, Sent::InDoubt { message, commit_by })?;
+            }
+        }
+        Ok(())
     }
 
     /// A worker's answer for `row`.
@@ -458,7 +484,7 @@ impl Collector {
             Sent::InDoubt { message, commit_by } => {
                 row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
                 let id = if keyed { RowId::Keyed(key) } else { RowId::Content };
-                let sendable = true;
+                let (sendable, earlier) = (true, false);
                 return self.hold_in_doubt(Doubt {
                     row,
                     fp,
@@ -467,6 +493,7 @@ impl Collector {
                     commit_by,
                     resends,
                     sendable,
+                    earlier,
                 });
             }
         };
@@ -513,14 +540,13 @@ impl Collector {
         self.report(row)
     }
 
-    /// Ctrl-C: rows journaled but not yet handed out are not sent; record that cleanly so the
-    /// next run sends them without a reconciliation.
+    /// Ctrl-C: queued rows were neither journaled nor sent: not sent yet, and the next run
+    /// sends them (a row queued to be sent again after a doubt keeps its journaled doubt, which
+    /// the next run settles first).
     fn abandon_pending(&mut self) -> Result<(), CollectError> {
         while let Some(job) = self.pending.pop_front() {
-            if let Some(Flight { mut row, fp, .. }) = self.in_flight.remove(&job.row) {
-                self.journal_outcome(job.row, fp, Final::Failed, None, Some(INTERRUPTED))?;
-                row.status = RowStatus::NotSent;
-                self.report(row)?;
+            if let Some(Flight { row, .. }) = self.in_flight.remove(&job.row) {
+                self.not_sent(row)?;
             }
         }
         Ok(())
@@ -553,17 +579,7 @@ impl Collector {
             self.summary.failed += 1;
         }
         self.progress.settled(row.status);
-        Ok(self.reports.write_row(&row)?)
-    }
-}
-
-const INTERRUPTED: &str = "not sent: the run was interrupted; run the same command again";
-
-/// A slot with a free worker; never resolves once the sender is gone.
-pub(super) async fn reserve(jobs: &Option<mpsc::Sender<Job>>) -> Option<mpsc::Permit<'_, Job>> {
-    match jobs {
-        Some(jobs) => jobs.reserve().await.ok(),
-        None => std::future::pending().await,
+        Ok(self.order.place(row)?)
     }
 }
 

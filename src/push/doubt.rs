@@ -61,6 +61,9 @@ pub struct Doubt {
     /// Times the row was already sent again after being in doubt (bounded by
     /// `--max-retries`).
     pub resends: u32,
+    /// Sent by an earlier run (one stopped hard, or one whose doubts this run takes over), not
+    /// this one: for what the wait for its deadline says.
+    pub earlier: bool,
 }
 
 /// Where a row in doubt stands: its commit deadline (Unix ms) and resends made and allowed.

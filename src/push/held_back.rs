@@ -38,7 +38,8 @@ impl Collector {
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
                     let commit_by = carried.commit_by;
                     let fp = identity.map_or(0, |(fp, _)| fp);
-                    let doubt = Doubt { row, fp, key, id, commit_by, resends: 0, sendable: false };
+                    let (resends, sendable, earlier) = (0, false, true);
+                    let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier };
                     self.decide_now(doubt)
                 }
                 None => match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(k)?))) {

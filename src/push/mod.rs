@@ -1,5 +1,8 @@
 //! Sending leads: `concurrency` workers under one [`Throttle`], retrying what is safe to retry,
 //! each outcome sent to a single collector (which alone writes the journal and the reports).
+//! A request's first turn is the collector's to take: it waits for a free worker and a turn of
+//! the throttle (a [`Slot`]), journals the attempt, and only then hands the job over, so the
+//! worker sends it at once and the journal never lists requests still waiting for their turn.
 //!
 //! A request that may have reached the service (a timeout, a connection broken before the
 //! answer, a 500/502/504, a success without a lead id) is *not* retried blindly: with
@@ -11,6 +14,7 @@ mod collector;
 mod doubt;
 mod held_back;
 pub mod key;
+mod order;
 mod preview;
 mod reconcile;
 mod resolve;
@@ -20,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rand::Rng;
-use tokio::sync::{Mutex, mpsc};
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 pub use collector::{CollectError, Collector, PushSummary, SendPlan};
@@ -101,23 +105,30 @@ pub fn content_fingerprint(lead: &NewLead) -> u64 {
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// The running workers: feed jobs into `jobs`, read `(row, Sent)` from `results`.
+/// A request cleared to leave: a free worker, and the rate limiter's turn already taken. The
+/// worker holds it until its answer is handed back.
+pub type Slot = OwnedSemaphorePermit;
+
+/// The running workers: feed `(job, slot)` into `jobs`, read `(row, Sent)` from `results`.
 pub struct Workers {
-    pub jobs: mpsc::Sender<Job>,
+    pub jobs: mpsc::UnboundedSender<(Job, Slot)>,
     pub results: mpsc::Receiver<(u64, Sent)>,
     pub pool: Pool,
 }
 
-/// The worker tasks and the pace they share.
+/// The worker tasks, the pace they share, and their free places.
 pub struct Pool {
     tasks: JoinSet<()>,
     pub throttle: Arc<Throttle>,
+    /// One permit per worker: a job is journaled and handed out only with one.
+    slots: Arc<Semaphore>,
 }
 
 impl Workers {
     pub fn start(client: &Client, config: &PushConfig) -> Workers {
         let concurrency = config.concurrency.max(1);
-        let (jobs, jobs_rx) = mpsc::channel::<Job>(concurrency);
+        // Unbounded, yet never holding more than `concurrency` jobs: each comes with a slot.
+        let (jobs, jobs_rx) = mpsc::unbounded_channel::<(Job, Slot)>();
         let (results_tx, results) = mpsc::channel(concurrency * 4);
         let jobs_rx = Arc::new(Mutex::new(jobs_rx));
         let throttle = Arc::new(Throttle::new(config.rate));
@@ -131,11 +142,35 @@ impl Workers {
             let (jobs, results) = (jobs_rx.clone(), results_tx.clone());
             tasks.spawn(async move { worker.run(jobs, results).await });
         }
-        Workers { jobs, results, pool: Pool { tasks, throttle } }
+        let slots = Arc::new(Semaphore::new(concurrency));
+        Workers { jobs, results, pool: Pool { tasks, throttle, slots } }
     }
 }
 
 impl Pool {
+    /// Waits for a free worker, then for the rate limiter's turn: once it returns, a request
+    /// may leave at once. Cancel-safe: dropped before it returns, it holds nothing and took no
+    /// turn (the limiter hands a turn out in the same poll that returns it).
+    pub async fn next_slot(slots: Arc<Semaphore>, throttle: Arc<Throttle>) -> Slot {
+        let Ok(slot) = slots.acquire_owned().await else {
+            // The slots are never closed; should they be, no request leaves any more.
+            return std::future::pending().await;
+        };
+        throttle.wait_turn().await;
+        slot
+    }
+
+    /// The worker places, for `next_slot`.
+    pub fn slots(&self) -> Arc<Semaphore> {
+        self.slots.clone()
+    }
+
+    /// Another slot if a worker is free and a turn is to be had right now, without waiting.
+    pub fn try_slot(&self) -> Option<Slot> {
+        let slot = self.slots.clone().try_acquire_owned().ok()?;
+        self.throttle.try_turn().then_some(slot)
+    }
+
     /// Waits for every worker to stop (after the job sender is dropped).
     pub async fn join(mut self) {
         while self.tasks.join_next().await.is_some() {}
@@ -149,21 +184,33 @@ struct Worker {
 }
 
 impl Worker {
-    async fn run(&self, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, results: mpsc::Sender<(u64, Sent)>) {
+    async fn run(
+        &self,
+        jobs: Arc<Mutex<mpsc::UnboundedReceiver<(Job, Slot)>>>,
+        results: mpsc::Sender<(u64, Sent)>,
+    ) {
         loop {
-            let job = jobs.lock().await.recv().await;
-            let Some(job) = job else { return };
+            let next = jobs.lock().await.recv().await;
+            let Some((job, slot)) = next else { return };
             let sent = self.send(&job.lead).await;
-            if results.send((job.row, sent)).await.is_err() {
+            let handed_back = results.send((job.row, sent)).await.is_ok();
+            // Free only once the answer is handed back: a slot is a worker with nothing to do.
+            drop(slot);
+            if !handed_back {
                 return;
             }
         }
     }
 
+    /// Sends `lead`, whose first turn the collector took before it journaled the attempt;
+    /// retries (after a 429, a 503, a connection never made) wait for turns of their own.
     async fn send(&self, lead: &NewLead) -> Sent {
         let (mut failures, mut limited) = (0u32, 0u32);
+        let mut first = true;
         loop {
-            self.throttle.wait_turn().await;
+            if !std::mem::take(&mut first) {
+                self.throttle.wait_turn().await;
+            }
             let sent_at = SystemTime::now();
             let error = match self.client.create_lead(lead).await {
                 Ok(created) => {

@@ -8,30 +8,32 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
-
-use super::Job;
-use super::collector::{CollectError, Collector, reserve};
-use super::doubt;
+use super::Pool;
+use super::collector::{CollectError, Collector};
+use super::doubt::{self, Doubt};
 use super::reconcile::LeadIndex;
+use crate::progress;
+use crate::report::thousands;
 use crate::row::{Issue, IssueCode, RowStatus};
 
 /// How often a wait for a commit deadline looks at the stop flag.
 const STOP_POLL: Duration = Duration::from_millis(100);
+/// Deadlines this close after the earliest are waited for in the same round (ms).
+const GATHER: u64 = 1_000;
+/// Waits shorter than this go unsaid (ms).
+const SAY_WAITS_FROM: u64 = 1_000;
 
 impl Collector {
     /// Settles what it can of the rows in doubt, resending those that can no longer commit.
-    pub(super) async fn resolve_in_doubt(
-        &mut self,
-        jobs: &Option<mpsc::Sender<Job>>,
-        stop: &AtomicBool,
-    ) -> Result<(), CollectError> {
+    pub(super) async fn resolve_in_doubt(&mut self, stop: &AtomicBool) -> Result<(), CollectError> {
         let mut first = true;
         while !self.in_doubt.is_empty() && !stop.load(Ordering::Relaxed) {
             if !std::mem::take(&mut first) {
-                // Nothing new can be learnt before the earliest deadline passes.
-                let earliest = self.in_doubt.iter().map(|d| d.commit_by).min().unwrap_or(0);
-                if !wait_until(earliest, stop).await {
+                // Nothing new can be learnt before the earliest deadline passes; deadlines
+                // close behind it are waited for too, to read the lead list fewer times.
+                let until = self.next_check();
+                self.say_wait(until);
+                if !wait_until(until, stop).await {
                     return Ok(());
                 }
             }
@@ -42,17 +44,43 @@ impl Collector {
                     self.in_doubt.push(waiting);
                 }
             }
-            self.drain(jobs).await?;
+            self.drain().await?;
         }
         Ok(())
     }
 
+    /// When to read the lead list next: the earliest deadline of the rows in doubt, or the last
+    /// of those within `GATHER` of it.
+    fn next_check(&self) -> u64 {
+        let earliest = self.in_doubt.iter().map(|d| d.commit_by).min().unwrap_or(0);
+        let close = self.in_doubt.iter().map(|d| d.commit_by).filter(|&c| c <= earliest + GATHER);
+        close.max().unwrap_or(earliest)
+    }
+
+    /// Says what the run waits for and until when: nothing else moves meanwhile, and the
+    /// progress line alone would show a run sending nothing.
+    fn say_wait(&self, until: u64) {
+        let now = doubt::now_ms();
+        if until < now + SAY_WAITS_FROM {
+            return;
+        }
+        let due: Vec<&Doubt> = self.in_doubt.iter().filter(|d| d.commit_by <= until).collect();
+        let line = wait_line(due.len(), due.iter().filter(|d| d.earlier).count(), until, now);
+        let later = self.in_doubt.len() - due.len();
+        let line = match later {
+            0 => line,
+            n => format!("{line} ({} more later)", thousands(n as u64)),
+        };
+        progress::notice(self.plan.display, &line);
+    }
+
     /// Sends everything pending and waits for every answer.
-    async fn drain(&mut self, jobs: &Option<mpsc::Sender<Job>>) -> Result<(), CollectError> {
+    async fn drain(&mut self) -> Result<(), CollectError> {
+        let (slots, throttle) = (self.pool.slots(), self.pool.throttle.clone());
         while !self.pending.is_empty() || !self.in_flight.is_empty() {
             tokio::select! {
-                permit = reserve(jobs), if !self.pending.is_empty() => {
-                    self.hand_out(permit);
+                slot = Pool::next_slot(slots.clone(), throttle.clone()), if !self.pending.is_empty() => {
+                    self.send_out(slot)?;
                 }
                 Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
             }
@@ -76,6 +104,30 @@ impl Collector {
         }
         Ok(())
     }
+}
+
+/// `waiting until 14:03:12 (60 s) for 69 writes of an earlier run to pass their commit deadline
+/// …`, for `due` rows in doubt of which `earlier` were sent by an earlier run.
+fn wait_line(due: usize, earlier: usize, until: u64, now: u64) -> String {
+    let clock = i64::try_from(until)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map(|at| at.with_timezone(&chrono::Local).format("%H:%M:%S").to_string())
+        .unwrap_or_default();
+    let secs = progress::human(until.saturating_sub(now) as f64 / 1000.0);
+    let (writes, their) = if due == 1 { ("write", "its") } else { ("writes", "their") };
+    let whose = match earlier {
+        0 => format!("whose answer {} lost", if due == 1 { "was" } else { "were" }),
+        e if e == due => "of an earlier run".to_string(),
+        e => format!("in doubt ({} of an earlier run)", thousands(e as u64)),
+    };
+    format!(
+        "waiting until {clock} ({secs}) for {} {writes} {whose} to pass {their} commit deadline \
+         before checking the lead list: until then the service may still store {}, and sending \
+         again could make a second lead",
+        thousands(due as u64),
+        if due == 1 { "it" } else { "them" }
+    )
 }
 
 /// Sleeps until `deadline` (Unix ms); false when `stop` was raised first.

@@ -78,6 +78,16 @@ impl Throttle {
         }
     }
 
+    /// A turn if one is free right now (no common pause, a rate-limit slot at once), without
+    /// waiting: lets the collector send a few requests under one fsync of their attempts.
+    pub fn try_turn(&self) -> bool {
+        let state = self.state.lock().expect("throttle lock");
+        if state.paused_until.is_some_and(|u| u > Instant::now()) {
+            return false;
+        }
+        state.limiter.as_ref().is_none_or(|limiter| limiter.check().is_ok())
+    }
+
     /// The service said 429: everyone pauses for its wait, and the rate steps down.
     pub fn rate_limited(&self, wait: Option<Duration>) {
         self.rate_limited.fetch_add(1, Ordering::Relaxed);

@@ -1,8 +1,9 @@
 //! Reports: the row/summary model and its writers (json, csv, html, terminal).
 //!
-//! Writers stream: each row is handed over once, in order, and memory does not grow with the
-//! number of rows. `--report PATH` picks the writer from the extension. Every file is written
-//! under a temporary name beside its target and renamed into place at `finish` (see `staged`).
+//! Writers stream: each row is handed over once, in sheet order (a push puts its answers back in
+//! that order first, see `push::order`), and memory does not grow with the number of rows.
+//! `--report PATH` picks the writer from the extension. Every file is written under a temporary
+//! name beside its target and renamed into place at `finish` (see `staged`).
 //!
 //! `Reports` is what the pipeline holds: it fans each row out to every writer and keeps the
 //! counts the terminal summary needs, so the CLI never re-reads a report.
@@ -169,6 +170,16 @@ impl Reports {
 
     pub fn summary(&self) -> &Summary {
         &self.summary
+    }
+
+    /// Where a scratch file of rows may go: the folder of the first report (the one the user
+    /// chose for them, which is not always a RAM-backed `/tmp`); `None` without a report.
+    pub fn scratch_dir(&self) -> Option<PathBuf> {
+        let first = self.paths.first()?;
+        Some(match first.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        })
     }
 
     /// Finishes every writer even when one fails, so one full disk does not cost the other

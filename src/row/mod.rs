@@ -4,12 +4,12 @@
 
 mod variables;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use variables::{Variables, intern};
 
 /// What became of one row. The JSON names are the public contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowStatus {
     /// Passed validation; a dry run stops here.
@@ -30,7 +30,7 @@ pub enum RowStatus {
 }
 
 /// Why a row was refused or warned about. The JSON names are the public contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IssueCode {
     MissingPhone,
@@ -171,7 +171,7 @@ impl IssueCode {
 }
 
 /// One problem with a row: an error refuses it, a warning lets it through.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Issue {
     pub code: IssueCode,
     /// The lead field or source column concerned, when there is one.

@@ -198,3 +198,107 @@ fn a_terminal_sees_the_skipped_rows() {
     );
     assert!(screen.contains(" · 30 skipped · "), "the live line shows the skips: {screen}");
 }
+
+/// Ctrl-C pressed on a terminal half-way through a paced import (issue 25, item 1, "Done when"):
+/// the rows sent are "sent", the rest "not sent yet", and nothing is called failed, on the
+/// screen, in the JSON, the HTML and the XLSX report. The issue's run was 300 rows at `--rate 5`
+/// (a minute); this one sends the 300 at `--rate 20`, the Ctrl-C typed into the pseudo-terminal
+/// once the bar says about half are sent, so it takes 8 s.
+#[test]
+fn ctrl_c_on_a_terminal_half_way_says_sent_and_not_sent_yet_never_failed() {
+    use std::io::Write;
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+        return;
+    }
+    let sb = TestSandbox::start();
+    let dir = sb.dir.path();
+    sheet(dir, 300);
+    let bin = assert_cmd::cargo::cargo_bin("leadsync");
+    let command = format!(
+        "{} import leads.csv --campaign 10 --rate 20 --state-dir state --report r.json --report r.html --report r.xlsx",
+        bin.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .current_dir(dir)
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("COLUMNS", "200")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The screen as it is drawn, read on a thread of its own so the run never blocks on it.
+    let drawn = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let drawn = drawn.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut stdout, &mut chunk) {
+                drawn.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while most_sent(&String::from_utf8_lossy(&drawn.lock().unwrap())) < 150
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Ctrl-C as typed, once the bar says half are sent: the terminal makes it SIGINT.
+    child.stdin.take().unwrap().write_all(b"\x03").unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let screen = String::from_utf8_lossy(&drawn.lock().unwrap()).to_string();
+    assert_eq!(status.code(), Some(130), "{screen}");
+    let summary = screen.lines().find(|l| l.contains("interrupted: ")).unwrap_or_else(|| {
+        panic!("no summary: {screen}");
+    });
+    assert!(summary.contains("all 300 rows were read; "), "{summary}");
+    assert!(
+        summary.contains(" sent, ")
+            && summary.contains(" not sent yet: run the same command again"),
+        "{summary}"
+    );
+    assert!(!screen.to_lowercase().contains("failed"), "nothing failed: {screen}");
+
+    let report = crate::support::json(&std::fs::read_to_string(dir.join("r.json")).unwrap());
+    let count = |key: &str| report["summary"][key].as_u64().unwrap();
+    let (created, not_sent) = (count("created"), count("not_sent"));
+    assert!(created >= 100 && not_sent >= 100, "about half sent: {}", report["summary"]);
+    assert_eq!((created + not_sent, count("failed")), (300, 0), "{}", report["summary"]);
+    let rows = report["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["status"] == "created" || r["status"] == "not_sent"));
+
+    let page = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    let verdict = page.lines().find(|l| l.starts_with(r#"<p class="verdict">"#)).unwrap();
+    assert!(verdict.contains("of 300 rows were created"), "every row was read: {verdict}");
+    assert!(verdict.contains(&format!("<b>{not_sent}</b> not sent yet")), "{verdict}");
+    assert!(verdict.contains("Nothing needs fixing"), "{verdict}");
+    assert!(page.contains(&format!("Stopped: {created} sent, {not_sent} not sent yet")));
+    for wrong in ["could not be sent", "Could not be sent", "the first 300 rows read"] {
+        assert!(!page.contains(wrong), "the HTML says {wrong:?}");
+    }
+    assert!(page.contains(r#"<div class="label">Failed</div><div class="value">0</div>"#));
+
+    let mut book: calamine::Xlsx<_> = calamine::open_workbook(dir.join("r.xlsx")).unwrap();
+    let summary = calamine::Reader::worksheet_range(&mut book, "Summary").unwrap();
+    let cells: Vec<String> = summary.cells().map(|(_, _, c)| c.to_string()).collect();
+    assert!(cells.iter().any(|c| c.starts_with("not sent yet")), "{cells:?}");
+    assert!(cells.windows(2).any(|w| w[0] == "failed" && w[1] == "0"), "{cells:?}");
+    let leads = calamine::Reader::worksheet_range(&mut book, "Leads").unwrap();
+    let statuses: Vec<String> = leads.cells().map(|(_, _, c)| c.to_string()).collect();
+    assert!(!statuses.iter().any(|c| c == "failed"), "no row failed in the fix file");
+    assert_eq!(statuses.iter().filter(|c| *c == "not_sent").count() as u64, not_sent);
+}
+
+/// The most rows the bar has said were sent (`· 152 sent (19.5/s)`).
+fn most_sent(screen: &str) -> u64 {
+    screen
+        .match_indices(" sent (")
+        .filter_map(|(at, _)| screen[..at].rsplit(' ').next()?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}

@@ -102,7 +102,9 @@ impl Page<'_> {
     /// main reason.
     fn verdict(&self, out: &mut impl Write) -> io::Result<()> {
         let s = self.summary;
-        let rows = match self.run.interrupted {
+        // A stopped run may still have read every row: only one that did not covers "the
+        // first N".
+        let rows = match self.run.interrupted && !self.run.read_whole {
             true => format!("the first {} rows read", thousands(s.rows)),
             false => format!("{} rows", thousands(s.rows)),
         };
@@ -111,6 +113,14 @@ impl Page<'_> {
             false => {
                 format!("<b>{}</b> of {rows} were created as leads.", thousands(s.created))
             }
+        };
+        // Rows a stop kept from being sent are not a problem: they go with the next run.
+        let good = match (self.run.dry_run, s.not_sent) {
+            (false, n) if n > 0 => format!(
+                "{good} <b>{}</b> not sent yet: run the same command again to send them.",
+                thousands(n)
+            ),
+            _ => good,
         };
         let to_fix = thousands(s.rejected + s.duplicates + s.failed);
         let problems = match ranked(&self.tally.reasons).first() {

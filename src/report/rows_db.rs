@@ -162,7 +162,7 @@ pub struct RowsDb {
 }
 
 impl RowsDb {
-    /// Opens a file a [`RowsDbWriter`] wrote (or is writing: the rows so far).
+    /// Opens a file a `--report FILE.sqlite` wrote (or is writing: the rows so far).
     pub fn open(path: &Path) -> Result<RowsDb, ReportError> {
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
         let connection =

@@ -11,8 +11,8 @@ mod template;
 use unicode_normalization::UnicodeNormalization;
 
 pub use file::{
-    CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, PhoneColumns,
-    SheetRef, parse_delimiter,
+    AssistantRef, CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError,
+    MissingVariables, PhoneColumns, SheetRef, parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::infer;

@@ -120,6 +120,34 @@ impl Speaker {
         uses
     }
 
+    /// What `assistants show` tells: every variable it uses or has, and the placeholders of
+    /// each text.
+    pub fn overview(&self) -> Overview {
+        let mut variables = self.uses();
+        for (name, value) in &self.variables {
+            if !variables.iter().any(|u| &u.name == name) {
+                variables.push(Use {
+                    name: name.clone(),
+                    used_by: Vec::new(),
+                    value: value.clone(),
+                });
+            }
+        }
+        Overview {
+            id: self.id,
+            name: self.name.clone(),
+            variables: variables.into_iter().map(Variable::from).collect(),
+            initial_message: TextOverview {
+                placeholders: self.placeholders(Text::InitialMessage),
+                text: self.initial_message.clone(),
+            },
+            system_prompt: TextOverview {
+                placeholders: self.placeholders(Text::SystemPrompt),
+                text: self.system_prompt.clone(),
+            },
+        }
+    }
+
     /// Whether the assistant knows `name` at all: a placeholder or one of its variables.
     pub fn knows(&self, name: &str) -> bool {
         self.variables.contains_key(name)
@@ -127,6 +155,43 @@ impl Speaker {
                 .iter()
                 .any(|&t| self.placeholders(t).iter().any(|p| p == name))
     }
+}
+
+/// An assistant's variables and texts, for people and scripts (`assistants show`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Overview {
+    pub id: u64,
+    pub name: String,
+    /// What it uses (placeholders, then variables without a value), then its other variables.
+    pub variables: Vec<Variable>,
+    pub initial_message: TextOverview,
+    pub system_prompt: TextOverview,
+}
+
+/// One variable of [`Overview`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Variable {
+    pub name: String,
+    /// The assistant's own value; empty when it has none.
+    pub value: String,
+    /// The texts that use it; `variables` for one of its variables without a value.
+    pub used_by: Vec<Text>,
+    /// Whether each lead must bring it: used, and no value of the assistant's to fall back on.
+    pub from_lead: bool,
+}
+
+impl From<Use> for Variable {
+    fn from(used: Use) -> Variable {
+        let from_lead = !used.used_by.is_empty() && used.needs_lead();
+        Variable { name: used.name, value: used.value, used_by: used.used_by, from_lead }
+    }
+}
+
+/// A text and the placeholders it uses, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TextOverview {
+    pub text: String,
+    pub placeholders: Vec<String>,
 }
 
 /// No assistant, or several, answer to what was asked.

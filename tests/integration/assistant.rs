@@ -51,6 +51,7 @@ fn a_row_that_leaves_a_spoken_variable_empty_is_refused() {
         "`customer_name` is empty, but the initial message and the system prompt say `{{customer_name}}`"
     );
     assert!(!err.contains("note:"), "every variable sent is used: {err}");
+    crate::import::assert_schema(&report);
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 mod check;
 mod placeholders;
+mod propose;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -17,6 +18,7 @@ pub use check::{AssistantCheck, Unfilled};
 
 use crate::mapping::AssistantRef;
 pub use placeholders::placeholders;
+pub use propose::{Unmatched, propose};
 
 /// Where an assistant uses a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

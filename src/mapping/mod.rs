@@ -17,7 +17,7 @@ pub use file::{
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::infer;
 pub use roles::{Role, roles_of, with_roles};
-pub use template::render_template;
+pub use template::{render_template, render_template_with};
 
 use crate::row::{Variables, intern};
 

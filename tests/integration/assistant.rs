@@ -129,3 +129,36 @@ fn show_lists_the_variables_and_the_placeholders_of_each_text() {
     );
     sb.cli(ALICE).args(["assistants", "show", "Nobody"]).expect_code(1);
 }
+
+#[test]
+fn init_with_the_assistant_maps_its_variables_to_a_german_sheet() {
+    let sb = TestSandbox::start();
+    let sheet = "Telefonnummer;Vorname;Nachname;Vertragsende;Ort\n\
+                 0151 12345678;Anna;Becker;31.12.2026;Köln\n";
+    write(sb.dir.path(), "de.csv", sheet);
+    sb.cli(ALICE).args(["init", "de.csv", "-o", "m.toml", "--assistant", "101"]).ok();
+    let mapping = std::fs::read_to_string(sb.path("m.toml")).unwrap();
+    for line in [
+        "assistant = 101",
+        "customer_name = [\"Vorname\", \"Nachname\"]",
+        "vertragsende = \"Vertragsende\"",
+        "carry_unmapped = false",
+    ] {
+        assert!(mapping.lines().any(|l| l == line), "{line} in:\n{mapping}");
+    }
+    // The written mapping is what the check wants: every row valid, no variable unused.
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["import", "de.csv", "-m", "m.toml", "--campaign", "10", "--dry-run"])
+        .ok();
+    assert!(!err.contains("note:"), "{err}");
+
+    // Without a column for it, the variable is written commented with a note.
+    write(sb.dir.path(), "kurz.csv", "Telefonnummer;Name\n0151 12345678;Anna Becker\n");
+    let (_, err) =
+        sb.cli(ALICE).args(["init", "kurz.csv", "-o", "k.toml", "--assistant", "101"]).ok();
+    assert!(err.contains("no column for `vertragsende`"), "{err}");
+    let mapping = std::fs::read_to_string(sb.path("k.toml")).unwrap();
+    assert!(mapping.contains("customer_name = \"Name\""), "{mapping}");
+    assert!(mapping.contains("# vertragsende = \"…\"   # used by the system prompt"), "{mapping}");
+}

@@ -12,7 +12,9 @@
 //! circle between modules and no arrow from a lower floor up (`tests/integration/house.rs`
 //! checks it). The declarations follow the flow, with three ground floors where the flow needs
 //! them: `row` (the row model every stage judges and every report renders) sits right above
-//! the phone code, which owns the facts about numbers and countries; `journal` and `report` come
+//! the phone code, which owns the facts about numbers and countries; `assistant` (what the
+//! assistant that makes the calls needs of a lead's variables) follows `mapping`, whose plan
+//! it checks, and precedes `validate`, which asks it of every row; `journal` and `report` come
 //! before `push`, which writes both; `client` (the only module that speaks HTTP to the service)
 //! and `pace` (where the rate limiter and the progress display meet) come before `progress` and
 //! `push`. `pipeline` is the one place that knows the order of the stages; `progress` shows it
@@ -71,6 +73,7 @@ pub mod source;
 pub mod phone;
 pub mod row;
 pub mod mapping;
+pub mod assistant;
 pub mod guards;
 pub mod validate;
 pub mod journal;

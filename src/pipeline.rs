@@ -15,11 +15,14 @@ use std::thread;
 
 use tokio::sync::mpsc;
 
+use crate::assistant::{AssistantCheck, Speaker};
 use crate::client::account::AccountError;
 use crate::client::{Client, ClientError};
 use crate::guards::{GuardError, GuardSpec, Guards};
 use crate::journal::{self, JournalError, OnChange, Reading, RunHeader, RunLock};
-use crate::mapping::{CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef};
+use crate::mapping::{
+    AssistantRef, CampaignRef, CampaignSource, MappingError, MappingFile, Plan, SheetRef,
+};
 use crate::phone::{PhoneError, PhoneParser};
 use crate::progress::{self, Display, Progress};
 use crate::push::{
@@ -46,6 +49,8 @@ pub struct ImportOptions {
     pub sheet: Option<String>,
     pub region: Option<String>,
     pub campaign: Option<String>,
+    /// The assistant that calls the leads, by id or name (overrides the mapping's).
+    pub assistant: Option<String>,
     pub delimiter: Option<u8>,
     pub encoding: Option<String>,
     pub header_row: Option<u64>,
@@ -118,6 +123,12 @@ pub enum PipelineError {
     Campaigns(#[source] ClientError),
     #[error("the campaign for every row, {0}")]
     FixedCampaign(String),
+    #[error("fetching the assistant list")]
+    Assistants(#[source] ClientError),
+    #[error(transparent)]
+    Assistant(#[from] crate::assistant::NotFound),
+    #[error(transparent)]
+    Unfilled(#[from] crate::assistant::Unfilled),
     #[error("cannot read `{location}` to fingerprint it for the journal: {source}")]
     Fingerprint { location: String, source: std::io::Error },
     #[error(
@@ -158,6 +169,7 @@ pub async fn import(
     // Said before any row is read, on a terminal and off it alike.
     progress::announce_mapping(opts.display, &mapping_notes);
     let plan = mapping.resolve(&headers, &opts.location)?;
+    let assistant = assistant_check(opts, &mapping, &plan, &headers, client).await?;
     let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
     let campaigns = match (opts.offline, client) {
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
@@ -200,6 +212,7 @@ pub async fn import(
         plan: Arc::new(plan),
         headers: headers.into(),
         campaigns: Arc::new(campaigns),
+        assistant,
         keep_cells,
         workers: worker_count(opts.workers),
         max_rows: opts.max_rows,
@@ -626,6 +639,9 @@ fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
     if let Some(campaign) = &opts.campaign {
         file.campaign = Some(CampaignRef::parse(campaign));
     }
+    if let Some(assistant) = &opts.assistant {
+        file.assistant = Some(AssistantRef::parse(assistant));
+    }
 }
 
 fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFile, Vec<String>) {
@@ -725,6 +741,48 @@ async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError>
     Ok(CampaignBook::new(list.into_iter().map(|c| (c.id, c.name))))
 }
 
+/// The assistant the mapping (or `--assistant`) names, checked against the plan before any
+/// row is read: its notes said, a placeholder nothing fills refused. Offline, nothing is read
+/// from the service, so the assistant is not checked, and a note says so.
+async fn assistant_check(
+    opts: &ImportOptions,
+    mapping: &MappingFile,
+    plan: &Plan,
+    headers: &[String],
+    client: Option<&Client>,
+) -> Result<Option<Arc<AssistantCheck>>, PipelineError> {
+    let Some(asked) = &mapping.assistant else { return Ok(None) };
+    let Some(client) = client.filter(|_| !opts.offline) else {
+        let note = format!(
+            "assistant `{}` not checked: --offline reads nothing from the service",
+            asked.as_text()
+        );
+        progress::announce_notes(opts.display, &[note]);
+        return Ok(None);
+    };
+    let speaker = fetch_assistant(client, asked).await?;
+    let severity = mapping.missing_variables.unwrap_or_default();
+    let (check, notes) = AssistantCheck::new(&speaker, plan, headers, severity)?;
+    progress::announce_notes(opts.display, &notes);
+    Ok(Some(Arc::new(check)))
+}
+
+/// The assistant `asked` names, among the account's assistants not deleted.
+pub async fn fetch_assistant(
+    client: &Client,
+    asked: &AssistantRef,
+) -> Result<Speaker, PipelineError> {
+    let all = client.all_assistants().await.map_err(PipelineError::Assistants)?;
+    let speakers = all.into_iter().filter(|a| a.deleted_at.is_none()).map(|a| Speaker {
+        id: a.id,
+        name: a.name,
+        variables: a.variables,
+        initial_message: a.initial_message,
+        system_prompt: a.system_prompt,
+    });
+    Ok(crate::assistant::pick(speakers.collect(), asked)?)
+}
+
 /// One campaign for every row must exist: otherwise every row would fail the same way.
 fn check_fixed_campaign(plan: &Plan, campaigns: &Campaigns) -> Result<(), PipelineError> {
     if let (CampaignSource::Fixed(fixed), Campaigns::Checked(book)) = (&plan.campaign, campaigns) {
@@ -747,6 +805,7 @@ struct Checkers {
     plan: Arc<Plan>,
     headers: Arc<[String]>,
     campaigns: Arc<Campaigns>,
+    assistant: Option<Arc<AssistantCheck>>,
     keep_cells: bool,
     workers: usize,
     max_rows: Option<u64>,
@@ -763,7 +822,8 @@ impl Checkers {
             phones,
             self.keep_cells,
         )
-        .with_guards(self.guards.clone()))
+        .with_guards(self.guards.clone())
+        .with_assistant(self.assistant.clone()))
     }
 }
 

@@ -117,6 +117,13 @@ pub fn announce_mapping(display: Display, notes: &[String]) {
     }
 }
 
+/// Before any row is read: what is worth knowing but wrong with nothing, one line each.
+pub fn announce_notes(display: Display, notes: &[String]) {
+    for note in notes {
+        say(display, &format!("note: {note}"));
+    }
+}
+
 /// What a run will send, as counted before the first request (see `pipeline`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SendCount {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::assistant::AssistantCheck;
 use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
 use crate::mapping::Plan;
 use crate::phone::{PhoneParser, PhoneProblem};
@@ -124,6 +125,8 @@ pub struct RowChecker {
     guards: Arc<Guards>,
     /// Parsers for the regions rows name in their country column.
     regional: RefCell<HashMap<String, PhoneParser>>,
+    /// The variables the assistant that calls the leads needs, when one was named.
+    assistant: Option<Arc<AssistantCheck>>,
 }
 
 /// Distinct campaign texts remembered per checker; a sheet with more is unusual and still works.
@@ -168,7 +171,14 @@ impl RowChecker {
             campaign_memo: RefCell::default(),
             guards: Arc::new(Guards::default()),
             regional: RefCell::default(),
+            assistant: None,
         }
+    }
+
+    /// Checks every row's variables against what the calling assistant needs.
+    pub fn with_assistant(mut self, assistant: Option<Arc<AssistantCheck>>) -> RowChecker {
+        self.assistant = assistant;
+        self
     }
 
     /// Checks who may be called with `guards` (by default only premium-rate numbers are
@@ -206,6 +216,9 @@ impl RowChecker {
         let campaign_key = self.check_campaign(record, &mut report);
         self.check_contacts(record, column, &mut report, &reading);
         self.note_cell_errors(record, column, &mut report);
+        if let Some(assistant) = &self.assistant {
+            assistant.judge(&mut report);
+        }
         skips.extend(self.guards.judge_consent(cells));
         if report.errors.is_empty() && !skips.is_empty() {
             // Not called by design: the reasons are the row's issues, and it takes no part in

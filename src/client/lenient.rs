@@ -82,7 +82,9 @@ pub fn text<'de, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
     }
 }
 
-/// A string-to-string map whose values may arrive as numbers, booleans or null.
+/// A string-to-string map whose values may arrive as numbers, booleans or null; also a list
+/// of `{"name"|"key": …, "value": …}` pairs or of bare names (then with empty values), the
+/// shapes a form-built list of custom variables takes.
 pub fn string_map<'de, D>(de: D) -> Result<indexmap::IndexMap<String, String>, D::Error>
 where
     D: Deserializer<'de>,
@@ -90,12 +92,26 @@ where
     let map = match json_text_decoded(Value::deserialize(de)?) {
         Value::Object(map) => map,
         // PHP encodes an empty associative array as `[]`.
-        Value::Null | Value::Array(_) => return Ok(Default::default()),
+        Value::Array(items) => return Ok(items.into_iter().filter_map(listed_pair).collect()),
+        Value::Null => return Ok(Default::default()),
         other => {
             return Err(serde::de::Error::custom(format!("expected an object, got {other}")));
         }
     };
     Ok(map.into_iter().map(|(k, v)| (k, scalar_text(v))).collect())
+}
+
+/// One item of a variable list as a name and a value; an item without a name is dropped.
+fn listed_pair(item: Value) -> Option<(String, String)> {
+    match item {
+        Value::Object(mut pair) => {
+            let name = ["name", "key"].iter().find_map(|k| pair.remove(*k)).map(scalar_text)?;
+            let value = pair.remove("value").map(scalar_text).unwrap_or_default();
+            (!name.trim().is_empty()).then_some((name, value))
+        }
+        Value::String(name) if !name.trim().is_empty() => Some((name, String::new())),
+        _ => None,
+    }
 }
 
 /// A list of texts, also when it arrives as JSON text (`"[\"monday\"]"`, as Laravel sends a
@@ -150,5 +166,17 @@ mod tests {
         let plain: Holder = serde_json::from_str(r#"{"days": null, "vars": []}"#).unwrap();
         assert!(plain.days.is_empty() && plain.vars.is_empty());
         assert!(serde_json::from_str::<Holder>(r#"{"days": 5, "vars": {}}"#).is_err());
+    }
+
+    #[test]
+    fn variables_arrive_as_lists_of_pairs_or_names() {
+        let held: Holder = serde_json::from_str(
+            r#"{"days": [], "vars": [{"name": "firma", "value": "Muster GmbH"},
+                {"key": "termin", "value": null}, {"value": "no name"}, "customer_name", 7]}"#,
+        )
+        .unwrap();
+        let vars: Vec<(&str, &str)> =
+            held.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(vars, [("firma", "Muster GmbH"), ("termin", ""), ("customer_name", "")]);
     }
 }

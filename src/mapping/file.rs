@@ -65,6 +65,14 @@ pub struct MappingFile {
     /// A column recording consent to be called, and the values that mean yes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consent: Option<super::ConsentSpec>,
+    /// The assistant that calls the leads, by id or by name: every row is checked against the
+    /// variables it uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assistant: Option<AssistantRef>,
+    /// A row that leaves a variable the assistant needs empty: refused (`"error"`, the
+    /// default) or sent with a warning (`"warn"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_variables: Option<MissingVariables>,
     /// Send each lead with its own key (the variable `leadsync_key`), by which a later run
     /// knows it; `false` falls back to matching leads by number and content.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,6 +111,20 @@ impl CampaignRef {
             CampaignRef::Name(name) => name.clone(),
         }
     }
+}
+
+/// An assistant named in the mapping or on the command line: by id or by name, as a campaign.
+pub type AssistantRef = CampaignRef;
+
+/// What a row that leaves a variable the assistant needs empty is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingVariables {
+    /// Refused: the call would open with a gap.
+    #[default]
+    Error,
+    /// Sent, with a warning in the report.
+    Warn,
 }
 
 /// The phone column, or several in order of preference: a row's number comes from the first

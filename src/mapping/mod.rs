@@ -11,13 +11,13 @@ mod template;
 use unicode_normalization::UnicodeNormalization;
 
 pub use file::{
-    CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError, PhoneColumns,
-    SheetRef, parse_delimiter,
+    AssistantRef, CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError,
+    MissingVariables, PhoneColumns, SheetRef, parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::infer;
 pub use roles::{Role, fits, roles_of, with_roles};
-pub use template::render_template;
+pub use template::{render_template, render_template_with};
 
 use crate::row::{Variables, intern};
 

@@ -6,6 +6,17 @@ use super::file::{CampaignRef, Columns, ContactSpec, MappingFile, PhoneColumns, 
 
 /// The mapping as a TOML file with a comment on every part, headers listed for reference.
 pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]) -> String {
+    render_template_with(file, source_name, headers, &[])
+}
+
+/// [`render_template`] with variables no column was found for, written commented under
+/// `[variables]` as `name = "…"`, each with its note: a person names the column.
+pub fn render_template_with(
+    file: &MappingFile,
+    source_name: &str,
+    headers: &[String],
+    commented: &[(String, String)],
+) -> String {
     let mut out = String::new();
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let _ = writeln!(out, "# leadsync mapping for {source_name}");
@@ -70,6 +81,16 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
         out,
         "# or with variables of their own:\n# [[secondary_contacts]]\n# phone = \"Phone 2\"\n# variables = {{ customer_name = \"Contact 2\" }}"
     );
+    if let Some(assistant) = &file.assistant {
+        let value = match assistant {
+            CampaignRef::Id(id) => id.to_string(),
+            CampaignRef::Name(name) => q(name),
+        };
+        let _ = writeln!(
+            out,
+            "\n# The assistant that calls the leads: each row is checked for the variables it uses.\nassistant = {value}\n# missing_variables = \"warn\"   # an empty one is a warning, not an error"
+        );
+    }
     let _ = writeln!(
         out,
         "\n# Carry every other column as a variable named after its header in snake_case."
@@ -88,6 +109,9 @@ pub fn render_template(file: &MappingFile, source_name: &str, headers: &[String]
             }
         };
         let _ = writeln!(out, "{} = {value}", toml_key(name));
+    }
+    for (name, note) in commented {
+        let _ = writeln!(out, "# {} = \"…\"   # {note}", toml_key(name));
     }
     let _ = writeln!(
         out,

@@ -183,7 +183,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 22] {
+pub(crate) fn all_codes() -> [IssueCode; 23] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -207,7 +207,8 @@ pub(crate) fn all_codes() -> [IssueCode; 22] {
         | UnknownCountry
         | BlockedNumberType
         | BlockedSecondaryType
-        | NoConsent => (),
+        | NoConsent
+        | MissingVariable => (),
     };
     [
         MissingPhone,
@@ -232,5 +233,6 @@ pub(crate) fn all_codes() -> [IssueCode; 22] {
         BlockedNumberType,
         BlockedSecondaryType,
         NoConsent,
+        MissingVariable,
     ]
 }

@@ -57,6 +57,8 @@ pub enum IssueCode {
     BlockedNumberType,
     BlockedSecondaryType,
     NoConsent,
+    /// A variable the assistant speaks (`{{customer_name}}`) that the row leaves empty.
+    MissingVariable,
 }
 
 impl IssueCode {
@@ -84,6 +86,7 @@ impl IssueCode {
             IssueCode::BlockedNumberType => "blocked_number_type",
             IssueCode::BlockedSecondaryType => "blocked_secondary_type",
             IssueCode::NoConsent => "no_consent",
+            IssueCode::MissingVariable => "missing_variable",
         }
     }
 
@@ -165,6 +168,9 @@ impl IssueCode {
             }
             IssueCode::NoConsent => {
                 "record the person's consent in the consent column before they can be called"
+            }
+            IssueCode::MissingVariable => {
+                "fill in the cell the assistant's text needs, or set missing_variables = \"warn\" in the mapping to send such rows anyway"
             }
         }
     }

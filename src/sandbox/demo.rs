@@ -1,6 +1,8 @@
 //! The built-in demo data, loaded when the sandbox starts without a seed on an empty database:
 //! a demo tenant with three campaigns and assistants of every kind the spec lists (inbound,
-//! outbound, soft-deleted), and a second tenant so isolation can be shown.
+//! outbound, soft-deleted), and a second tenant so isolation can be shown. The outbound
+//! assistants' texts use placeholders (`{{customer_name}}`, and in German `{{firma}}`,
+//! `{{ vertrag }}`, `{vertragsende}`), so `--assistant` can be tried with `--sandbox`.
 
 use serde_json::json;
 
@@ -46,8 +48,10 @@ fn demo_assistants() -> serde_json::Value {
          "initial_message": "Hi {{customer_name}}, do you have a minute to talk about {{product}}?",
          "system_prompt": "You sell the Pro plan. Be brief and book a demo."},
         {"id": 3, "name": "Outbound Renewals", "type": "outbound", "mode": "multimodal",
-         "llm_temperature": "0.40", "speech_speed": "1.10",
-         "system_prompt": "Remind customers their subscription renews and answer questions."},
+         "llm_temperature": "0.40", "speech_speed": "1.10", "language": "de",
+         "variables": {"firma": "Muster GmbH", "vertrag": "", "vertragsende": ""},
+         "initial_message": "Hallo {{customer_name}}, hier ist Lisa von {{firma}}. Ihr Vertrag {{ vertrag }} läuft am {vertragsende} aus: haben Sie kurz Zeit?",
+         "system_prompt": "Du rufst Kunden von {{firma}} an, deren Vertrag bald endet. Sprich {{customer_name}} mit Namen an und biete die Verlängerung an."},
         {"id": 4, "name": "Old Bot", "type": "outbound", "status": "inactive",
          "deleted_at": "2024-11-02T10:00:00.000000Z"}
     ])

@@ -1,5 +1,6 @@
 //! The one integration-test binary: a module per feature over a shared support builder.
 
+mod assistant;
 mod cli;
 mod client;
 mod durability;

@@ -20,7 +20,10 @@ pub const SEED: &str = r#"{
      ],
      "assistants": [
        {"id": 100, "name": "Alice Inbound", "type": "inbound"},
-       {"id": 101, "name": "Alice Outbound", "type": "outbound", "llm_temperature": "0.70"},
+       {"id": 101, "name": "Alice Outbound", "type": "outbound", "llm_temperature": "0.70",
+        "variables": {"firma": "Muster GmbH", "vertragsende": ""},
+        "initial_message": "Hallo {{customer_name}}, hier ist Lisa von {{firma}}.",
+        "system_prompt": "Der Vertrag von {{ customer_name }} endet am {vertragsende}."},
        {"id": 102, "name": "Alice Deleted", "type": "outbound", "deleted_at": "2026-01-01T00:00:00.000000Z"}
      ]},
     {"id": 2, "token": "token-bob",

@@ -1,11 +1,13 @@
-//! `leadsync assistants list` and `leadsync assistants outbound`.
+//! `leadsync assistants list`, `leadsync assistants outbound` and `leadsync assistants show`.
 
 use clap::Subcommand;
 
 use super::{cell, print_json, print_table};
+use crate::assistant::{Overview, Text};
 use crate::cli::args::OutputMode;
 use crate::cli::{Config, Outcome, Session};
 use crate::client::{Client, PER_PAGE_RANGE, Page};
+use crate::mapping::AssistantRef;
 
 #[derive(Debug, Subcommand)]
 pub enum AssistantsCommand {
@@ -23,6 +25,13 @@ pub enum AssistantsCommand {
     },
     /// List the outbound assistants (those that make calls)
     Outbound,
+    /// One assistant's variables and the placeholders its initial message and system prompt
+    /// use: what each lead must bring
+    Show {
+        /// The assistant, by id or name
+        #[arg(value_name = "ID|NAME")]
+        assistant: String,
+    },
 }
 
 pub async fn run(command: &AssistantsCommand, config: &Config) -> anyhow::Result<Outcome> {
@@ -32,6 +41,9 @@ pub async fn run(command: &AssistantsCommand, config: &Config) -> anyhow::Result
             list(&session.client, config.output, *page, *per_page, *all).await
         }
         AssistantsCommand::Outbound => outbound(&session.client, config.output).await,
+        AssistantsCommand::Show { assistant } => {
+            show(&session.client, config.output, assistant).await
+        }
     };
     session.close().await;
     result.map(|()| Outcome::Success)
@@ -92,4 +104,51 @@ fn assistant_row(a: &serde_json::Value) -> Vec<String> {
         .iter()
         .map(|k| cell(a, k))
         .collect()
+}
+
+async fn show(client: &Client, output: OutputMode, asked: &str) -> anyhow::Result<()> {
+    let speaker = crate::pipeline::fetch_assistant(client, &AssistantRef::parse(asked)).await?;
+    let overview = speaker.overview();
+    match output {
+        OutputMode::Json => print_json(&overview),
+        OutputMode::Table => print_overview(&overview),
+    }
+}
+
+/// Its variables, then which placeholders each text uses.
+fn print_overview(overview: &Overview) -> anyhow::Result<()> {
+    println!("assistant `{}` (id {})", overview.name, overview.id);
+    let rows: Vec<Vec<String>> = overview
+        .variables
+        .iter()
+        .map(|v| {
+            let used_by: Vec<&str> = v.used_by.iter().map(|t| text_name(*t)).collect();
+            let from_lead = if v.from_lead { "yes" } else { "no" };
+            vec![v.name.clone(), v.value.clone(), used_by.join(", "), from_lead.to_string()]
+        })
+        .collect();
+    print_table(&["variable", "value", "used by", "from each lead"], &rows)?;
+    let texts = [
+        (Text::InitialMessage, &overview.initial_message),
+        (Text::SystemPrompt, &overview.system_prompt),
+    ];
+    // One placeholder a row: a list in one cell is cut to the terminal's width.
+    let rows: Vec<Vec<String>> = texts
+        .iter()
+        .flat_map(|(text, seen)| {
+            seen.placeholders
+                .iter()
+                .map(|p| vec![text_name(*text).to_string(), format!("{{{{{p}}}}}")])
+        })
+        .collect();
+    println!();
+    print_table(&["text", "placeholder"], &rows)
+}
+
+fn text_name(text: Text) -> &'static str {
+    match text {
+        Text::InitialMessage => "initial message",
+        Text::SystemPrompt => "system prompt",
+        Text::Variables => "its variables",
+    }
 }

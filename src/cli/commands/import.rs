@@ -33,6 +33,10 @@ pub struct SourceArgs {
     /// One campaign for every row, by id or name (overrides the mapping)
     #[arg(long, value_name = "ID|NAME")]
     pub campaign: Option<String>,
+    /// The assistant that calls the leads, by id or name (overrides the mapping's
+    /// `assistant`): every row is checked for the variables its texts use
+    #[arg(long, value_name = "ID|NAME")]
+    pub assistant: Option<String>,
     /// CSV delimiter (default: sniffed)
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
@@ -221,6 +225,7 @@ pub async fn execute(
         sheet: source.sheet.clone(),
         region: source.region.clone().or_else(|| config.profile.region.clone()),
         campaign: source.campaign.clone(),
+        assistant: source.assistant.clone(),
         delimiter: source.delimiter,
         encoding: source.encoding.clone(),
         header_row: source.header_row,

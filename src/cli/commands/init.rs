@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::cli::{Config, Outcome};
-use crate::mapping::{infer, render_template};
+use crate::assistant::Unmatched;
+use crate::cli::{Config, Outcome, Session};
+use crate::mapping::{AssistantRef, MappingFile, infer, render_template_with};
 use crate::pipeline;
 use crate::source::{SheetSelector, Source, SourceOptions};
 
@@ -23,6 +24,10 @@ pub struct InitArgs {
     /// Workbook sheet, by name or 1-based position
     #[arg(long, value_name = "NAME|INDEX")]
     sheet: Option<String>,
+    /// The assistant that calls the leads, by id or name: the mapping's variables are its
+    /// variables, matched to the sheet's columns by name (needs the service)
+    #[arg(long, value_name = "ID|NAME")]
+    assistant: Option<String>,
 }
 
 pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
@@ -36,9 +41,16 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
     let path = pipeline::materialize(&args.source, download.path()).await?;
     let sheet = args.sheet.as_deref().map(str::parse::<SheetSelector>).transpose()?;
     let source = Source::open(&path, &SourceOptions { sheet, ..SourceOptions::default() })?;
-    let (mut mapping, notes) = infer(&source.headers);
+    let (mut mapping, mut notes) = infer(&source.headers);
     mapping.region = Some("DE".to_string());
-    let text = render_template(&mapping, &args.source, &source.headers);
+    let mut unmatched = Vec::new();
+    if let Some(asked) = &args.assistant {
+        (mapping, unmatched) = for_assistant(config, &mapping, asked, &source.headers).await?;
+        notes.extend(unmatched.iter().map(|u| format!("no column for `{}`: {}", u.name, u.note)));
+    }
+    let commented: Vec<(String, String)> =
+        unmatched.into_iter().map(|u| (u.name, u.note)).collect();
+    let text = render_template_with(&mapping, &args.source, &source.headers, &commented);
     match &args.out {
         Some(out) => {
             std::fs::write(out, &text).with_context(|| format!("writing `{}`", out.display()))?;
@@ -55,4 +67,17 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
         None => print!("{text}"),
     }
     Ok(Outcome::Success)
+}
+
+/// The inferred mapping with the assistant's variables for its own.
+async fn for_assistant(
+    config: &Config,
+    inferred: &MappingFile,
+    asked: &str,
+    headers: &[String],
+) -> anyhow::Result<(MappingFile, Vec<Unmatched>)> {
+    let session = Session::open(config).await?;
+    let speaker = pipeline::fetch_assistant(&session.client, &AssistantRef::parse(asked)).await;
+    session.close().await;
+    Ok(crate::assistant::propose(&speaker?, inferred, headers))
 }

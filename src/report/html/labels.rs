@@ -40,6 +40,7 @@ pub(super) fn reason(code: IssueCode) -> &'static str {
         IssueCode::BlockedNumberType => "Blocked number type",
         IssueCode::BlockedSecondaryType => "Second number of a blocked type",
         IssueCode::NoConsent => "No consent",
+        IssueCode::MissingVariable => "Variable the assistant needs is empty",
     }
 }
 

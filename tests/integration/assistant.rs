@@ -1,0 +1,164 @@
+//! Rows checked against the assistant that calls them (issue 26), through the real binary on
+//! the sandbox: Alice's outbound assistant 101 says `Hallo {{customer_name}}, hier ist Lisa
+//! von {{firma}}.` (firma has a value of its own) and its system prompt names
+//! `{{ customer_name }}` and `{vertragsende}`, a variable of its without a value.
+
+use serde_json::Value;
+
+use crate::support::{ALICE, TestSandbox, json, write};
+
+const SHEET: &str = "Telefon,Name,Vertragsende,Kunde\n\
+                     +4915112345678,Anna Becker,31.12.2026,A-1\n\
+                     +4915112345679,,31.12.2026,A-2\n";
+
+const MAPPING: &str = "phone = \"Telefon\"\ncampaign = 10\nassistant = 101\n\
+                       [variables]\ncustomer_name = \"Name\"\nvertragsende = \"Vertragsende\"\n";
+
+/// A dry run of the sheet on the sandbox with `mapping` and `extra`; returns the JSON report
+/// (if one was written) and stderr.
+fn dry_run(sb: &TestSandbox, mapping: &str, extra: &[&str], code: i32) -> (Option<Value>, String) {
+    write(sb.dir.path(), "leads.csv", SHEET);
+    write(sb.dir.path(), "m.toml", mapping);
+    let report = sb.path("r.json");
+    let _ = std::fs::remove_file(&report);
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["import", "leads.csv", "-m", "m.toml", "--dry-run", "--report", "r.json"])
+        .args(extra)
+        .expect_code(code);
+    let report = std::fs::read_to_string(&report).ok().map(|text| json(&text));
+    (report, err)
+}
+
+fn issues<'r>(report: &'r Value, row: u64, kind: &str) -> Vec<&'r Value> {
+    let row = report["rows"].as_array().unwrap().iter().find(|r| r["row"] == row).unwrap();
+    row[kind].as_array().unwrap().iter().collect()
+}
+
+#[test]
+fn a_row_that_leaves_a_spoken_variable_empty_is_refused() {
+    let sb = TestSandbox::start();
+    let (report, err) = dry_run(&sb, MAPPING, &[], 3);
+    let report = report.expect("a report");
+    assert_eq!(report["summary"]["valid"], 1, "{report}");
+    assert!(issues(&report, 2, "errors").is_empty(), "{report}");
+    let errors = issues(&report, 3, "errors");
+    assert_eq!(errors.len(), 1, "{report}");
+    assert_eq!(errors[0]["code"], "missing_variable");
+    assert_eq!(errors[0]["field"], "customer_name");
+    assert_eq!(
+        errors[0]["message"],
+        "`customer_name` is empty, but the initial message and the system prompt say `{{customer_name}}`"
+    );
+    assert!(!err.contains("note:"), "every variable sent is used: {err}");
+    crate::import::assert_schema(&report);
+}
+
+#[test]
+fn warn_mode_sends_the_row_with_a_warning() {
+    let sb = TestSandbox::start();
+    let mapping = format!("missing_variables = \"warn\"\n{MAPPING}");
+    let (report, _) = dry_run(&sb, &mapping, &[], 0);
+    let report = report.expect("a report");
+    assert_eq!(report["summary"]["valid"], 2, "{report}");
+    let warnings = issues(&report, 3, "warnings");
+    assert_eq!(warnings.len(), 1, "{report}");
+    assert_eq!(warnings[0]["code"], "missing_variable");
+    assert!(issues(&report, 3, "errors").is_empty(), "{report}");
+}
+
+#[test]
+fn a_placeholder_nothing_fills_refuses_the_run_before_any_row() {
+    let sb = TestSandbox::start();
+    // No vertragsende; the assistant comes from the command line, by name.
+    let mapping = "phone = \"Telefon\"\ncampaign = 10\n[variables]\ncustomer_name = \"Name\"\n";
+    let (report, err) = dry_run(&sb, mapping, &["--assistant", "alice outbound"], 1);
+    assert!(report.is_none(), "no row was read, so no report: {err}");
+    assert!(
+        err.contains(
+            "`{{vertragsende}}` is used by the system prompt and the assistant's variables (without a value), but nothing fills it: map a column to it, e.g. `vertragsende = \"Vertragsende\"`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_variable_the_assistant_never_uses_is_a_note() {
+    let sb = TestSandbox::start();
+    // Warn mode, so that only the note could refuse anything.
+    let mapping = format!("missing_variables = \"warn\"\n{MAPPING}kunde = \"Kunde\"\n");
+    let (report, err) = dry_run(&sb, &mapping, &[], 0);
+    assert!(
+        err.contains(
+            "note: `kunde` is sent with every lead, but the assistant `Alice Outbound` (id 101) never uses it"
+        ),
+        "{err}"
+    );
+    let report = report.expect("a report");
+    assert_eq!(report["summary"]["valid"], 2, "a note refuses nothing: {report}");
+}
+
+#[test]
+fn show_lists_the_variables_and_the_placeholders_of_each_text() {
+    let sb = TestSandbox::start();
+    let (out, _) = sb.cli(ALICE).args(["assistants", "show", "101"]).ok();
+    assert!(out.starts_with("assistant `Alice Outbound` (id 101)"), "{out}");
+    let line = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap_or("").to_string();
+    let firma = line("firma ");
+    assert!(firma.contains("Muster GmbH") && firma.ends_with("no"), "{out}");
+    let ende = line("vertragsende ");
+    assert!(ende.contains("system prompt, its variables") && ende.ends_with("yes"), "{out}");
+    assert!(out.contains("initial message  {{firma}}"), "{out}");
+    let (out, _) =
+        sb.cli(ALICE).args(["assistants", "show", "Alice Outbound", "--output", "json"]).ok();
+    let shown = json(&out);
+    let names: Vec<(&str, bool)> = shown["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["from_lead"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(names, [("customer_name", true), ("firma", false), ("vertragsende", true)]);
+    assert_eq!(
+        shown["initial_message"]["placeholders"],
+        serde_json::json!(["customer_name", "firma"])
+    );
+    assert_eq!(
+        shown["system_prompt"]["placeholders"],
+        serde_json::json!(["customer_name", "vertragsende"])
+    );
+    sb.cli(ALICE).args(["assistants", "show", "Nobody"]).expect_code(1);
+}
+
+#[test]
+fn init_with_the_assistant_maps_its_variables_to_a_german_sheet() {
+    let sb = TestSandbox::start();
+    let sheet = "Telefonnummer;Vorname;Nachname;Vertragsende;Ort\n\
+                 0151 12345678;Anna;Becker;31.12.2026;Köln\n";
+    write(sb.dir.path(), "de.csv", sheet);
+    sb.cli(ALICE).args(["init", "de.csv", "-o", "m.toml", "--assistant", "101"]).ok();
+    let mapping = std::fs::read_to_string(sb.path("m.toml")).unwrap();
+    for line in [
+        "assistant = 101",
+        "customer_name = [\"Vorname\", \"Nachname\"]",
+        "vertragsende = \"Vertragsende\"",
+        "carry_unmapped = false",
+    ] {
+        assert!(mapping.lines().any(|l| l == line), "{line} in:\n{mapping}");
+    }
+    // The written mapping is what the check wants: every row valid, no variable unused.
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["import", "de.csv", "-m", "m.toml", "--campaign", "10", "--dry-run"])
+        .ok();
+    assert!(!err.contains("note:"), "{err}");
+
+    // Without a column for it, the variable is written commented with a note.
+    write(sb.dir.path(), "kurz.csv", "Telefonnummer;Name\n0151 12345678;Anna Becker\n");
+    let (_, err) =
+        sb.cli(ALICE).args(["init", "kurz.csv", "-o", "k.toml", "--assistant", "101"]).ok();
+    assert!(err.contains("no column for `vertragsende`"), "{err}");
+    let mapping = std::fs::read_to_string(sb.path("k.toml")).unwrap();
+    assert!(mapping.contains("customer_name = \"Name\""), "{mapping}");
+    assert!(mapping.contains("# vertragsende = \"…\"   # used by the system prompt"), "{mapping}");
+}

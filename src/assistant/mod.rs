@@ -1,5 +1,5 @@
 //! The assistant that calls the leads, as far as their variables go: the placeholders its
-//! initial message and system prompt use, its own variables, and (in [`check`]) a mapping and
+//! initial message and system prompt use, its own variables, and (in `check`) a mapping and
 //! each row judged against them.
 //!
 //! A lead's variable fills the placeholder of the same name; a placeholder the lead leaves

@@ -2,10 +2,10 @@
 //! the rows of a check live so that a front can show any page of them, filtered by status or
 //! reason and searched, without holding the sheet. `leadsync ui` pages its row table from here.
 //!
-//! A row is stored as the JSON report's row (the same bytes, `json_row`), beside the columns a
-//! page is filtered on. Reasons get a table of their own keyed by (code, row), so a page of one
-//! reason is an index range, not a scan. Pages are keyed by row number ("rows after N"), never
-//! by offset, so page 5,000 costs what page 1 does.
+//! A row is stored as the JSON report's row (the same bytes, `json_row`), beside the status a
+//! page is filtered on; a search looks through that JSON. Reasons get a table of their own
+//! keyed by (code, row), so a page of one reason is an index range, not a scan. Pages are keyed
+//! by row number ("rows after N"), never by offset, so page 5,000 costs what page 1 does.
 
 use std::path::{Path, PathBuf};
 
@@ -20,14 +20,16 @@ use super::{ReportWriter, json_row, status_str};
 /// report is redone by the next run anyway).
 const ROWS_PER_COMMIT: u64 = 20_000;
 const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+/// How long a reader waits for a commit under way.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 const SCHEMA: &str = "
-    PRAGMA journal_mode = WAL;
+    PRAGMA page_size = 16384;
+    PRAGMA journal_mode = OFF;
     PRAGMA synchronous = OFF;
     CREATE TABLE rows (
         row INTEGER PRIMARY KEY,
         status TEXT NOT NULL,
-        search TEXT NOT NULL,
         json TEXT NOT NULL
     );
     CREATE TABLE reasons (
@@ -75,9 +77,9 @@ impl RowsDbWriter {
         json_row::write_row(&mut self.json, row);
         let json = std::str::from_utf8(&self.json).unwrap_or_default();
         let mut insert = self.connection.prepare_cached(
-            "INSERT OR REPLACE INTO rows (row, status, search, json) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
         )?;
-        insert.execute(params![row.row as i64, status_str(row.status), search_text(row), json])?;
+        insert.execute(params![row.row as i64, status_str(row.status), json])?;
         let mut reason =
             self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
         for issue in row.errors.iter().chain(&row.warnings) {
@@ -111,20 +113,6 @@ impl ReportWriter for RowsDbWriter {
     }
 }
 
-/// What a search looks in, lower-cased: the number, the variables' values and the reasons.
-fn search_text(row: &RowReport) -> String {
-    let mut text = row.phone.clone().unwrap_or_default();
-    for (_, value) in row.variables.iter() {
-        text.push(' ');
-        text.push_str(value);
-    }
-    for cell in &row.source_cells {
-        text.push(' ');
-        text.push_str(cell);
-    }
-    text.to_lowercase()
-}
-
 fn wal(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
@@ -142,7 +130,8 @@ pub struct RowFilter {
     pub status: Option<RowStatus>,
     /// An issue code (an error or a warning); `None`: any.
     pub reason: Option<String>,
-    /// Text the row must contain (number, variables, cells), any case.
+    /// Text the row must contain (its number, variables and messages, which quote the cell
+    /// that was wrong), in any case of ASCII letters (SQLite's `lower` leaves `Ü` as it is).
     pub search: Option<String>,
     /// Rows after this row number.
     pub after: u64,
@@ -167,6 +156,8 @@ impl RowsDb {
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
         let connection =
             Connection::open_with_flags(path, flags).map_err(|e| database_error(path, e))?;
+        // A writer holds the file for the moment of a commit: wait for it rather than fail.
+        connection.busy_timeout(BUSY_WAIT).map_err(|e| database_error(path, e))?;
         Ok(RowsDb { connection, path: path.to_path_buf() })
     }
 
@@ -179,11 +170,11 @@ impl RowsDb {
             Some(_) => {
                 "SELECT r.json FROM reasons x JOIN rows r ON r.row = x.row \
                  WHERE x.code = ?1 AND x.row > ?2 AND (?3 IS NULL OR r.status = ?3) \
-                 AND (?4 IS NULL OR r.search LIKE ?4 ESCAPE '\\') ORDER BY x.row LIMIT ?5"
+                 AND (?4 IS NULL OR lower(r.json) LIKE ?4 ESCAPE '\\') ORDER BY x.row LIMIT ?5"
             }
             None => {
                 "SELECT json FROM rows WHERE ?1 IS NULL AND row > ?2 \
-                 AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR search LIKE ?4 ESCAPE '\\') \
+                 AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR lower(json) LIKE ?4 ESCAPE '\\') \
                  ORDER BY row LIMIT ?5"
             }
         };

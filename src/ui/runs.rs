@@ -18,9 +18,13 @@ use super::sources::new_id;
 /// Where the runs' folders go, under the state folder.
 const RUNS: &str = "ui/runs";
 
-/// The report files every run writes, by the name a page links to them with.
+/// The report files of a run, by the name a page links to them with. A send writes them all
+/// as it goes; a check writes only the rows it pages through, and each report when it is first
+/// asked for: for a million rows the fix file alone takes seven times as long as the check, and
+/// most people download one report, if any.
 pub(super) const ROWS_DB: &str = "rows.sqlite";
 pub(super) const DOWNLOADS: [&str; 3] = ["report.html", "report.json", "fix.xlsx"];
+const CHECK_WRITES: [&str; 1] = [ROWS_DB];
 
 /// A check (a dry run) or a send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +64,10 @@ pub(super) struct Run {
     pub opts: ImportOptions,
     pub folder: PathBuf,
     pub stop: Arc<AtomicBool>,
+    /// The service it talks to, for a report made later.
+    client: Option<Client>,
+    /// Held while a report is made on demand, so two downloads make it once.
+    making: tokio::sync::Mutex<()>,
     /// When it started, for the rate and the time left.
     pub started: std::time::Instant,
     /// The rows a send will go through: its check's count.
@@ -74,6 +82,42 @@ impl Run {
 
     pub(super) fn rows_db(&self) -> PathBuf {
         self.folder.join(ROWS_DB)
+    }
+
+    /// One of its reports, made now by the same dry run when a finished check has not
+    /// written it yet; `None` when there is none to give.
+    pub(super) async fn report(&self, name: &str) -> Option<PathBuf> {
+        let path = self.folder.join(name);
+        if path.exists() {
+            return Some(path);
+        }
+        if self.kind != Kind::Check || !matches!(self.state(), State::Done(_)) {
+            return None;
+        }
+        let _one_at_a_time = self.making.lock().await;
+        if path.exists() {
+            return Some(path);
+        }
+        let mut opts = self.opts.clone();
+        opts.reports = vec![path.clone()];
+        let client = self.client.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let made = tokio::task::spawn_blocking(move || {
+            let stop = Arc::new(AtomicBool::new(false));
+            runtime.block_on(pipeline::import(&opts, client.as_ref(), stop)).map(|_| ())
+        })
+        .await;
+        match made {
+            Ok(Ok(())) => Some(path),
+            Ok(Err(error)) => {
+                tracing::warn!("ui: the report {name} could not be made: {}", error_chain(&error));
+                None
+            }
+            Err(error) => {
+                tracing::warn!("ui: the report {name} could not be made: {error}");
+                None
+            }
+        }
     }
 
     fn settle(&self, result: Result<ImportResult, pipeline::PipelineError>) {
@@ -120,8 +164,12 @@ impl Runs {
         let id = new_id();
         let folder = self.dir.join(&id);
         std::fs::create_dir_all(&folder)?;
-        opts.reports =
-            std::iter::once(ROWS_DB).chain(DOWNLOADS).map(|name| folder.join(name)).collect();
+        opts.reports = match kind {
+            Kind::Check => CHECK_WRITES.iter().map(|name| folder.join(name)).collect(),
+            Kind::Send => {
+                std::iter::once(ROWS_DB).chain(DOWNLOADS).map(|name| folder.join(name)).collect()
+            }
+        };
         let run = Arc::new(Run {
             kind,
             source: source.to_string(),
@@ -129,6 +177,8 @@ impl Runs {
             opts: opts.clone(),
             folder,
             stop: Arc::new(AtomicBool::new(false)),
+            client: client.clone(),
+            making: tokio::sync::Mutex::new(()),
             started: std::time::Instant::now(),
             expected_rows,
             state: Mutex::new(State::Running),

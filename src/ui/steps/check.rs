@@ -228,7 +228,8 @@ pub(in super::super) async fn file(
     let Some(name) = DOWNLOADS.iter().find(|n| **n == name) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let Ok(bytes) = tokio::fs::read(run.folder.join(name)).await else {
+    let Some(path) = run.report(name).await else { return StatusCode::NOT_FOUND.into_response() };
+    let Ok(bytes) = tokio::fs::read(path).await else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let content_type = match name.rsplit('.').next() {

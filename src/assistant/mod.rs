@@ -10,6 +10,7 @@
 mod check;
 mod placeholders;
 mod propose;
+mod template;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -19,6 +20,9 @@ pub use check::{AssistantCheck, Unfilled};
 use crate::mapping::AssistantRef;
 pub use placeholders::placeholders;
 pub use propose::{Unmatched, propose};
+pub use template::{
+    PHONE_COLUMN, SECONDARY_PHONE_COLUMN, TemplateError, template_columns, write_template,
+};
 
 /// Where an assistant uses a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -162,3 +162,77 @@ fn init_with_the_assistant_maps_its_variables_to_a_german_sheet() {
     assert!(mapping.contains("customer_name = \"Name\""), "{mapping}");
     assert!(mapping.contains("# vertragsende = \"…\"   # used by the system prompt"), "{mapping}");
 }
+
+#[test]
+fn the_template_has_a_column_per_variable_and_phone_columns_as_text() {
+    use calamine::{Data, Reader, Xlsx, open_workbook};
+    let sb = TestSandbox::start();
+    let (_, err) =
+        sb.cli(ALICE).args(["init", "--assistant", "101", "--template", "leads.xlsx"]).ok();
+    assert!(err.contains("wrote leads.xlsx"), "{err}");
+    let path = sb.path("leads.xlsx");
+    let mut book: Xlsx<_> = open_workbook(&path).unwrap();
+    let rows: Vec<Vec<Data>> =
+        book.worksheet_range("Leads").unwrap().rows().map(<[Data]>::to_vec).collect();
+    let header: Vec<String> = rows[0].iter().map(|c| c.to_string()).collect();
+    assert_eq!(
+        header,
+        ["phone_number", "secondary_phone_number", "customer_name", "firma", "vertragsende"]
+    );
+    assert_eq!(rows.len(), 1, "an empty workbook: the header only");
+    // calamine does not say how an empty column is formatted, so read the styles from the zip:
+    // the phone columns' style is number format 49, Excel's text (`@`), the others' is not.
+    let text_styles = text_style_indices(&crate::import::unzip_entry(&path, "xl/styles.xml"));
+    let sheet = crate::import::unzip_entry(&path, "xl/worksheets/sheet1.xml");
+    let style_of = |col: u32| column_style(&sheet, col).is_some_and(|s| text_styles.contains(&s));
+    assert!(style_of(1) && style_of(2), "phone columns as text: {sheet}");
+    assert!(!style_of(3), "a variable's column is not forced to text: {sheet}");
+    // A second run does not overwrite the filled-in workbook by accident.
+    sb.cli(ALICE).args(["init", "--assistant", "101", "--template", "leads.xlsx"]).expect_code(1);
+    // `init` reads the template back as meant: both numbers, every variable in its column.
+    let (mapping, _) = sb.cli(ALICE).args(["init", "leads.xlsx", "--assistant", "101"]).ok();
+    for line in [
+        "phone = [\"phone_number\", \"secondary_phone_number\"]",
+        "secondary_contacts = [\"secondary_phone_number\"]",
+        "customer_name = \"customer_name\"",
+        "vertragsende = \"vertragsende\"",
+    ] {
+        assert!(mapping.lines().any(|l| l == line), "{line} in:\n{mapping}");
+    }
+}
+
+/// The indices into `cellXfs` of the cell formats whose number format is text: Excel's
+/// built-in 49, or a custom format whose code is `@`.
+fn text_style_indices(styles: &str) -> Vec<usize> {
+    let custom_text = styles
+        .split("<numFmt ")
+        .skip(1)
+        .filter(|f| attr(f, "formatCode") == Some("@"))
+        .filter_map(|f| attr(f, "numFmtId"));
+    let text_ids: Vec<&str> = std::iter::once("49").chain(custom_text).collect();
+    let xfs = styles.split("<cellXfs").nth(1).unwrap().split("</cellXfs>").next().unwrap();
+    xfs.split("<xf ")
+        .skip(1)
+        .enumerate()
+        .filter(|(_, xf)| attr(xf, "numFmtId").is_some_and(|id| text_ids.contains(&id)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The style of 1-based column `col` from the sheet's `<cols>`, if one sets it.
+fn column_style(sheet: &str, col: u32) -> Option<usize> {
+    sheet.split("<col ").skip(1).find_map(|c| {
+        let (min, max) = (attr(c, "min")?.parse::<u32>().ok()?, attr(c, "max")?.parse().ok()?);
+        (min..=max).contains(&col).then(|| attr(c, "style")?.parse().ok())?
+    })
+}
+
+fn attr<'x>(element: &'x str, name: &str) -> Option<&'x str> {
+    // The split left the element's first attribute without the space before it.
+    let element = element.split('>').next()?.trim_start();
+    if let Some(value) = element.strip_prefix(&format!("{name}=\"")) {
+        return value.split('"').next();
+    }
+    let start = element.find(&format!(" {name}=\""))? + name.len() + 3;
+    element[start..].split('"').next()
+}

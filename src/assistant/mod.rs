@@ -10,6 +10,7 @@
 mod check;
 mod placeholders;
 mod propose;
+mod spoken;
 mod template;
 
 use indexmap::IndexMap;
@@ -18,8 +19,9 @@ use serde::Serialize;
 pub use check::{AssistantCheck, Unfilled};
 
 use crate::mapping::AssistantRef;
-pub use placeholders::placeholders;
+pub use placeholders::{Piece, fill, placeholders};
 pub use propose::{Unmatched, propose};
+pub use spoken::Spoken;
 pub use template::{
     PHONE_COLUMN, SECONDARY_PHONE_COLUMN, TemplateError, template_columns, write_template,
 };

@@ -236,3 +236,67 @@ fn attr<'x>(element: &'x str, name: &str) -> Option<&'x str> {
     let start = element.find(&format!(" {name}=\""))? + name.len() + 3;
     element[start..].split('"').next()
 }
+
+const ANNA: &str = "Hallo Anna Becker, hier ist Lisa von Muster GmbH.";
+
+/// The report's page and `-v` say the first message as row 2 (Anna) will hear it, and row 3,
+/// whose name is empty, with the gap marked where the name would be.
+#[test]
+fn the_html_report_and_verbose_say_the_first_message_filled_in() {
+    let sb = TestSandbox::start();
+    write(sb.dir.path(), "leads.csv", SHEET);
+    write(sb.dir.path(), "m.toml", MAPPING);
+    let (_, err) = sb
+        .cli(ALICE)
+        .args(["-v", "import", "leads.csv", "-m", "m.toml", "--dry-run", "--report", "r.html"])
+        .expect_code(3);
+    assert!(err.contains(&format!("first message (row 2): {ANNA}\n")), "{err}");
+    let page = std::fs::read_to_string(sb.path("r.html")).unwrap();
+    assert!(page.contains("<h2>What the assistant will say</h2>"), "{page}");
+    assert!(page.contains(&format!("Row 2</span> <q>{ANNA}</q>")), "{page}");
+    let gap = "Hallo <mark class=\"gap\">[missing: customer_name]</mark>, hier ist Lisa von \
+               Muster GmbH.";
+    assert!(page.contains(&format!("Row 3</span> <q>{gap}</q>")), "{page}");
+    shown_in_chromium(&sb.path("r.html"));
+}
+
+/// Headless Chromium renders the page; a copy of it carries a script that writes out the text
+/// a person sees (`innerText` leaves out what CSS hides) and the gap's colours, so the check is
+/// of the rendered page, not of its source. Skips where no `chromium` is installed, except on CI.
+fn shown_in_chromium(page: &std::path::Path) {
+    let probe = page.with_file_name("probe.html");
+    let script = "<script>addEventListener('load', () => { const gap = document.querySelector('#first-message .gap'); \
+        const out = document.createElement('pre'); out.id = 'seen'; \
+        out.textContent = document.getElementById('first-message').innerText + '\\nGAP ' + getComputedStyle(gap).backgroundColor; \
+        document.body.append(out); });</script>";
+    let html =
+        std::fs::read_to_string(page).unwrap().replace("</body>", &format!("{script}</body>"));
+    std::fs::write(&probe, html).unwrap();
+    let profile = page.with_file_name("chromium-profile");
+    let dom = std::process::Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", probe.display()))
+        .output();
+    let dom = match dom {
+        Ok(dom) => dom,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let on_ci =
+                std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
+            assert!(!on_ci, "`chromium` is not on PATH, and CI is set: install it");
+            eprintln!("notice: `chromium` is not on PATH; skipping the render of the report");
+            return;
+        }
+        Err(e) => panic!("cannot run `chromium`: {e}"),
+    };
+    let out = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    let seen = out.split("<pre id=\"seen\">").nth(1).and_then(|s| s.split("</pre>").next());
+    let seen = seen.unwrap_or_else(|| panic!("the probe did not run: {out}"));
+    assert!(seen.contains(&format!("Row 2 {ANNA}")), "{seen}");
+    assert!(
+        seen.contains("Row 3 Hallo [missing: customer_name], hier ist Lisa von Muster GmbH."),
+        "{seen}"
+    );
+    assert!(seen.contains("GAP rgb(253, 226, 223)"), "the gap is marked: {seen}");
+}

@@ -169,7 +169,8 @@ pub async fn import(
     // Said before any row is read, on a terminal and off it alike.
     progress::announce_mapping(opts.display, &mapping_notes);
     let plan = mapping.resolve(&headers, &opts.location)?;
-    let assistant = assistant_check(opts, &mapping, &plan, &headers, client).await?;
+    let (assistant, speaker) =
+        assistant_check(opts, &mapping, &plan, &headers, client).await?.unzip();
     let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
     let campaigns = match (opts.offline, client) {
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
@@ -199,6 +200,7 @@ pub async fn import(
         reading_notes: source.notes.clone(),
         started_at,
         finished_at: String::new(),
+        assistant: speaker,
     };
     // The CSV and XLSX fix files carry every row's original cells, and the HTML report shows
     // the phone as typed of every row to fix, a duplicate's too, whose number did parse.
@@ -743,14 +745,15 @@ async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError>
 
 /// The assistant the mapping (or `--assistant`) names, checked against the plan before any
 /// row is read: its notes said, a placeholder nothing fills refused. Offline, nothing is read
-/// from the service, so the assistant is not checked, and a note says so.
+/// from the service, so the assistant is not checked, and a note says so. The assistant comes
+/// back beside its check: the reports fill its first message in for a few rows.
 async fn assistant_check(
     opts: &ImportOptions,
     mapping: &MappingFile,
     plan: &Plan,
     headers: &[String],
     client: Option<&Client>,
-) -> Result<Option<Arc<AssistantCheck>>, PipelineError> {
+) -> Result<Option<(Arc<AssistantCheck>, Speaker)>, PipelineError> {
     let Some(asked) = &mapping.assistant else { return Ok(None) };
     let Some(client) = client.filter(|_| !opts.offline) else {
         let note = format!(
@@ -764,7 +767,7 @@ async fn assistant_check(
     let severity = mapping.missing_variables.unwrap_or_default();
     let (check, notes) = AssistantCheck::new(&speaker, plan, headers, severity)?;
     progress::announce_notes(opts.display, &notes);
-    Ok(Some(Arc::new(check)))
+    Ok(Some((Arc::new(check), speaker)))
 }
 
 /// The assistant `asked` names, among the account's assistants not deleted.

@@ -10,6 +10,8 @@
 mod check;
 mod placeholders;
 mod propose;
+mod spoken;
+mod template;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -17,8 +19,12 @@ use serde::Serialize;
 pub use check::{AssistantCheck, Unfilled};
 
 use crate::mapping::AssistantRef;
-pub use placeholders::placeholders;
+pub use placeholders::{Piece, fill, placeholders};
 pub use propose::{Unmatched, propose};
+pub use spoken::Spoken;
+pub use template::{
+    PHONE_COLUMN, SECONDARY_PHONE_COLUMN, TemplateError, template_columns, write_template,
+};
 
 /// Where an assistant uses a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,7 +1,8 @@
 //! The `.html` report: one self-contained page for the people who decide whether to start the
 //! campaign. Inline CSS and SVG only (no scripts, fonts or images, so it opens offline, in mail
-//! and on paper): the counts as tiles, why rows were rejected and how to fix it, leads per
-//! campaign and per country, and the rows to fix.
+//! and on paper): the counts as tiles, why rows were rejected and how to fix it, what the
+//! assistant will say (with `assistant = …`: its first message filled in for a few rows), leads
+//! per campaign and per country, and the rows to fix.
 //!
 //! The counts belong at the top but are known only at the end, so the table of rows to fix is
 //! streamed to a scratch file and the page is assembled at `finish`; the charts are small
@@ -19,6 +20,7 @@ use std::path::Path;
 
 use super::error::ReportError;
 use super::model::{IssueCode, RowReport, RowStatus, RunInfo, Summary};
+use super::samples::Samples;
 use super::staged::Staged;
 use super::{ReportWriter, distinct_codes};
 use tally::Tally;
@@ -33,6 +35,8 @@ pub(crate) struct HtmlWriter {
     /// The main phone number's column, for the phone as typed.
     phone_column: Option<usize>,
     tally: Tally,
+    /// The rows whose first message the page fills in, when there is an assistant.
+    samples: Samples,
 }
 
 impl HtmlWriter {
@@ -47,6 +51,7 @@ impl HtmlWriter {
             headers: headers.to_vec(),
             phone_column,
             tally: Tally::default(),
+            samples: Samples::default(),
         })
     }
 }
@@ -54,6 +59,7 @@ impl HtmlWriter {
 impl ReportWriter for HtmlWriter {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
         self.tally.add(row);
+        self.samples.add(row);
         if !needs_fixing(row.status) {
             return Ok(());
         }
@@ -67,8 +73,9 @@ impl ReportWriter for HtmlWriter {
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let HtmlWriter { mut out, table, tally, .. } = *self;
-        let page = page::Page { summary, run, tally: &tally };
+        let HtmlWriter { mut out, table, tally, samples, .. } = *self;
+        let spoken = run.assistant.as_ref().map(|speaker| (speaker, samples.spoken(speaker)));
+        let page = page::Page { summary, run, tally: &tally, spoken };
         page.head(&mut out).map_err(ReportError::write(out.target()))?;
         out.append(table)?;
         page.tail(&mut out).map_err(ReportError::write(out.target()))?;

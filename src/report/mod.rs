@@ -17,6 +17,7 @@ pub mod problems;
 pub mod model;
 pub mod rows_db;
 mod run_summary;
+mod samples;
 mod staged;
 mod terminal;
 mod xlsx;
@@ -31,7 +32,7 @@ pub use model::{
     ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
 };
 pub use run_summary::{PushCounts, RunSummary};
-pub use terminal::terminal_summary;
+pub use terminal::{first_message_line, terminal_summary};
 
 /// The CSV formula-injection escape, shared with the lead and notification exports.
 pub(crate) use csv::escape_formula;
@@ -121,6 +122,8 @@ pub struct Outcome {
     pub paths: Vec<PathBuf>,
     /// The digests of the rows that need a person, sorted (see `problems`).
     pub problems: Vec<u64>,
+    /// The assistant's first message filled in for a few rows (empty without an assistant).
+    pub first_messages: Vec<crate::assistant::Spoken>,
 }
 
 /// Fans rows out to every writer and keeps the tallies the terminal summary needs.
@@ -130,6 +133,7 @@ pub struct Reports {
     summary: Summary,
     reasons: BTreeMap<IssueCode, u64>,
     problems: Vec<u64>,
+    samples: samples::Samples,
 }
 
 impl Reports {
@@ -156,12 +160,14 @@ impl Reports {
             summary: Summary::default(),
             reasons: BTreeMap::new(),
             problems: Vec::new(),
+            samples: samples::Samples::default(),
         })
     }
 
     pub fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
         self.summary.count(row);
         self.problems.extend(problems::digest(row));
+        self.samples.add(row);
         for code in distinct_codes(&row.errors) {
             *self.reasons.entry(code).or_default() += 1;
         }
@@ -197,7 +203,15 @@ impl Reports {
         let mut problems = self.problems;
         problems.sort_unstable();
         let top_reasons = ranked(&self.reasons);
-        Ok(Outcome { summary: self.summary, top_reasons, paths: self.paths, problems })
+        let first_messages =
+            run.assistant.as_ref().map(|s| self.samples.spoken(s)).unwrap_or_default();
+        Ok(Outcome {
+            summary: self.summary,
+            top_reasons,
+            paths: self.paths,
+            problems,
+            first_messages,
+        })
     }
 }
 

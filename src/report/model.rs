@@ -76,4 +76,8 @@ pub struct RunInfo {
     pub reading_notes: Vec<String>,
     pub started_at: String,
     pub finished_at: String,
+    /// The assistant the rows were checked against (`assistant = …`): the HTML report and the
+    /// terminal with `-v` show its first message filled in for a few rows.
+    #[serde(skip)]
+    pub assistant: Option<crate::assistant::Speaker>,
 }

@@ -9,6 +9,13 @@ use super::{Outcome, thousands};
 
 const TOP: usize = 3;
 
+/// With `-v`: the assistant's first message as the first sample row would hear it, so the
+/// call can be heard on the terminal before a lead hears it.
+pub fn first_message_line(outcome: &Outcome) -> Option<String> {
+    let first = outcome.first_messages.first()?;
+    Some(format!("first message (row {}): {first}\n", first.row))
+}
+
 /// A few plain lines (no colour: the caller decides about the terminal), ending in a newline.
 pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
     let mut out = String::new();
@@ -139,6 +146,7 @@ mod tests {
             top_reasons,
             paths: vec![PathBuf::from("r.json"), PathBuf::from("r.html")],
             problems: vec![],
+            first_messages: vec![],
         }
     }
 
@@ -179,6 +187,7 @@ reports: r.json, r.html
             top_reasons: vec![],
             paths: vec![],
             problems: vec![],
+            first_messages: vec![],
         };
         let text = terminal_summary(&empty, &run);
         assert!(text.starts_with("interrupted: no row was read; run the same"), "{text}");
@@ -203,6 +212,7 @@ reports: r.json, r.html
             top_reasons: vec![],
             paths: vec![PathBuf::from("r.csv")],
             problems: vec![],
+            first_messages: vec![],
         };
         assert_eq!(terminal_summary(&outcome, &run), "1 row: 1 created\nreport: r.csv\n");
     }

@@ -20,6 +20,7 @@ pub(crate) fn run_info() -> RunInfo {
         reading_notes: Vec::new(),
         started_at: "2025-05-01T09:00:00Z".into(),
         finished_at: "2025-05-01T09:00:02Z".into(),
+        assistant: None,
     }
 }
 

@@ -587,7 +587,7 @@ fn the_xlsx_fix_file_round_trips_through_excel() {
     assert_eq!(variables["plz"], "01069");
 }
 
-fn unzip_entry(path: &Path, name: &str) -> String {
+pub(crate) fn unzip_entry(path: &Path, name: &str) -> String {
     let mut archive = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut text = String::new();
     archive.by_name(name).unwrap().read_to_string(&mut text).unwrap();

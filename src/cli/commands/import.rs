@@ -13,7 +13,7 @@ use crate::mapping::{MappingFile, parse_delimiter};
 use crate::pipeline::{self, ImportOptions, ImportResult, PushOptions};
 use crate::progress::Display;
 use crate::push::PushConfig;
-use crate::report::{PushCounts, RunSummary, terminal_summary};
+use crate::report::{PushCounts, RunSummary, first_message_line, terminal_summary};
 
 /// Where the rows come from and how they map: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
@@ -300,6 +300,12 @@ fn stop_on_signal(quiet: bool) -> Arc<AtomicBool> {
 }
 
 pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Outcome> {
+    if config.verbose > 0
+        && !config.quiet
+        && let Some(line) = first_message_line(&result.outcome)
+    {
+        eprint!("{line}");
+    }
     if !config.quiet {
         let text = result_text(result);
         match config.color {

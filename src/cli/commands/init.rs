@@ -1,6 +1,6 @@
 //! `leadsync init FILE`: write the mapping leadsync would infer, as a commented TOML to review.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
@@ -12,9 +12,13 @@ use crate::source::{SheetSelector, Source, SourceOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// The sheet to look at (a file or an http(s) URL)
-    #[arg(value_name = "FILE|URL")]
-    source: String,
+    /// The sheet to look at (a file or an http(s) URL); not with `--template`
+    #[arg(
+        value_name = "FILE|URL",
+        required_unless_present = "template",
+        conflicts_with = "template"
+    )]
+    source: Option<String>,
     /// Where to write the mapping (default: stdout)
     #[arg(long, short = 'o', value_name = "M.toml")]
     out: Option<PathBuf>,
@@ -28,17 +32,24 @@ pub struct InitArgs {
     /// variables, matched to the sheet's columns by name (needs the service)
     #[arg(long, value_name = "ID|NAME")]
     assistant: Option<String>,
+    /// Write an empty workbook to fill in instead: the phone columns (formatted as text), then
+    /// one column per variable the assistant uses
+    #[arg(long, value_name = "leads.xlsx", requires = "assistant")]
+    template: Option<PathBuf>,
 }
 
 pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
-    if let Some(out) = &args.out
-        && out.exists()
-        && !args.force
-    {
-        bail!("`{}` exists already: pass `--force` to overwrite it", out.display());
+    if let (Some(template), Some(asked)) = (&args.template, &args.assistant) {
+        return write_template(args, config, template, asked).await;
+    }
+    let Some(source_name) = args.source.as_deref() else {
+        bail!("name the sheet to look at, or `--template leads.xlsx` with `--assistant`")
+    };
+    if let Some(out) = &args.out {
+        refuse_overwrite(out, args.force)?;
     }
     let download = pipeline::download_dir().context("creating a download directory")?;
-    let path = pipeline::materialize(&args.source, download.path()).await?;
+    let path = pipeline::materialize(source_name, download.path()).await?;
     let sheet = args.sheet.as_deref().map(str::parse::<SheetSelector>).transpose()?;
     let source = Source::open(&path, &SourceOptions { sheet, ..SourceOptions::default() })?;
     let (mut mapping, mut notes) = infer(&source.headers);
@@ -50,7 +61,7 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
     }
     let commented: Vec<(String, String)> =
         unmatched.into_iter().map(|u| (u.name, u.note)).collect();
-    let text = render_template_with(&mapping, &args.source, &source.headers, &commented);
+    let text = render_template_with(&mapping, source_name, &source.headers, &commented);
     match &args.out {
         Some(out) => {
             std::fs::write(out, &text).with_context(|| format!("writing `{}`", out.display()))?;
@@ -59,12 +70,42 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
                 eprintln!(
                     "wrote {}: review it, then `leadsync import {} --mapping {} --dry-run`",
                     out.display(),
-                    args.source,
+                    source_name,
                     out.display()
                 );
             }
         }
         None => print!("{text}"),
+    }
+    Ok(Outcome::Success)
+}
+
+fn refuse_overwrite(out: &Path, force: bool) -> anyhow::Result<()> {
+    if out.exists() && !force {
+        bail!("`{}` exists already: pass `--force` to overwrite it", out.display());
+    }
+    Ok(())
+}
+
+/// `--template`: the empty workbook for the assistant, its columns said on stderr.
+async fn write_template(
+    args: &InitArgs,
+    config: &Config,
+    template: &Path,
+    asked: &str,
+) -> anyhow::Result<Outcome> {
+    refuse_overwrite(template, args.force)?;
+    let session = Session::open(config).await?;
+    let speaker = pipeline::fetch_assistant(&session.client, &AssistantRef::parse(asked)).await;
+    session.close().await;
+    let columns = crate::assistant::write_template(&speaker?, template)?;
+    if !config.quiet {
+        eprintln!(
+            "wrote {}: columns {}; fill in one lead per row, then `leadsync init {}`",
+            template.display(),
+            columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
+            template.display()
+        );
     }
     Ok(Outcome::Success)
 }

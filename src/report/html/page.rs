@@ -3,6 +3,8 @@
 
 use std::io::{self, Write};
 
+use crate::assistant::{Piece, Speaker, Spoken};
+
 use super::super::model::{RunInfo, Summary};
 use super::super::{ranked, thousands};
 use super::charts::{self, percent};
@@ -28,6 +30,8 @@ pub(super) struct Page<'a> {
     pub(super) summary: &'a Summary,
     pub(super) run: &'a RunInfo,
     pub(super) tally: &'a Tally,
+    /// The assistant and its first message filled in for the sample rows.
+    pub(super) spoken: Option<(&'a Speaker, Vec<Spoken>)>,
 }
 
 impl Page<'_> {
@@ -39,6 +43,9 @@ impl Page<'_> {
         self.tiles(out)?;
         charts::strip(out, self.summary, self.run)?;
         self.reasons(out)?;
+        if let Some((speaker, spoken)) = &self.spoken {
+            first_messages(out, speaker, spoken)?;
+        }
         writeln!(out, r#"<div class="pair pair-wrap">"#)?;
         charts::groups(out, "Leads per campaign", &self.tally.campaigns, labels::campaign)?;
         charts::groups(out, "Numbers per country", &self.tally.countries, labels::country)?;
@@ -265,4 +272,40 @@ fn when(timestamp: &str) -> String {
         Some(utc) => format!("{utc} UTC"),
         None => readable,
     }
+}
+
+/// "What the assistant will say": its first message as each sample row would hear it, a gap
+/// marked where the row leaves a variable empty, so the call is heard before a lead hears it.
+fn first_messages(out: &mut impl Write, speaker: &Speaker, spoken: &[Spoken]) -> io::Result<()> {
+    writeln!(out, r#"<section class="card" id="first-message">"#)?;
+    writeln!(out, "<h2>What the assistant will say</h2>")?;
+    let name = Esc(&speaker.name);
+    writeln!(
+        out,
+        r#"<p class="lede">The first message of the assistant <b>{name}</b> (id {}), filled in for a few rows as it would be spoken. A marked gap is a variable the row leaves empty.</p>"#,
+        speaker.id
+    )?;
+    match (speaker.initial_message.trim().is_empty(), spoken.is_empty()) {
+        (true, _) => {
+            writeln!(out, r#"<p class="empty-note">The assistant has no initial message.</p>"#)?
+        }
+        (false, true) => writeln!(out, r#"<p class="empty-note">No row to fill it in for.</p>"#)?,
+        (false, false) => {
+            writeln!(out, r#"<ul class="spoken">"#)?;
+            for message in spoken {
+                write!(out, r#"<li><span class="spoken-row">Row {}</span> <q>"#, message.row)?;
+                for piece in &message.pieces {
+                    match piece {
+                        Piece::Said(words) => write!(out, "{}", Esc(words))?,
+                        Piece::Gap(name) => {
+                            write!(out, r#"<mark class="gap">[missing: {}]</mark>"#, Esc(name))?
+                        }
+                    }
+                }
+                writeln!(out, "</q></li>")?;
+            }
+            writeln!(out, "</ul>")?;
+        }
+    }
+    writeln!(out, "</section>")
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# leadsync ui's check of a big sheet, as a browser drives it (curl, loopback only): how long
+# the check of the whole sheet takes, how long pages of the row table take (first, deep,
+# filtered by status and by reason, searched), and the server's peak memory (VmHWM).
+# usage: bench/ui_check.sh BIN FILE   e.g. target/release/leadsync /tmp/leads_1m.csv
+# (a file from ../shared/bench/gen_leads.py --rows 1000000); compare the check's time with
+# `BIN import FILE --dry-run --offline -q --campaign 1` run beside it.
+set -euo pipefail
+BIN=$1; FILE=$2
+STATE=$(mktemp -d)
+$BIN --state-dir "$STATE" ui --no-open --port 0 > "$STATE/out" 2> "$STATE/err" &
+PID=$!
+trap 'kill $PID 2>/dev/null; rm -rf "$STATE"' EXIT
+for i in $(seq 100); do [ -s "$STATE/out" ] && break; sleep 0.1; done
+URL=$(head -1 "$STATE/out")
+ORIGIN=$(echo "$URL" | sed -E 's#(http://[^/]+).*#\1#')
+JAR="$STATE/jar"
+curl -s -c "$JAR" -o /dev/null "$URL"
+LOC=$(curl -s -b "$JAR" -H "Origin: $ORIGIN" -o /dev/null -w '%{redirect_url}' --data-urlencode "location=$FILE" "$ORIGIN/source/location")
+ID=${LOC##*/reading/}
+START=$(date +%s.%N)
+RUN=$(curl -s -b "$JAR" -H "Origin: $ORIGIN" -o /dev/null -w '%{redirect_url}' -d "campaign=1" "$ORIGIN/check/$ID")
+RUN=${RUN#$ORIGIN}
+while curl -s -b "$JAR" "$ORIGIN$RUN" | grep -q data-refresh; do sleep 0.2; done
+END=$(date +%s.%N)
+echo "check of $(basename "$FILE"): $(echo "$END - $START" | bc) s"
+for q in "" "?after=500000" "?status=rejected" "?status=rejected&after=900000" "?reason=invalid_phone&after=600000" "?q=m%C3%BCller" "?q=zzzz-not-there"; do
+  for k in 1 2 3; do
+    T=$(curl -s -b "$JAR" -o /dev/null -w '%{time_total}' "$ORIGIN$RUN$q")
+    echo "page $RUN$q: ${T} s"
+  done
+done
+echo "server peak: $(grep VmHWM /proc/$PID/status)"

@@ -775,6 +775,11 @@ pub async fn fetch_assistant(
     client: &Client,
     asked: &AssistantRef,
 ) -> Result<Speaker, PipelineError> {
+    Ok(crate::assistant::pick(speakers(client).await?, asked)?)
+}
+
+/// The account's assistants not deleted, as far as their variables and texts go.
+pub async fn speakers(client: &Client) -> Result<Vec<Speaker>, PipelineError> {
     let all = client.all_assistants().await.map_err(PipelineError::Assistants)?;
     let speakers = all.into_iter().filter(|a| a.deleted_at.is_none()).map(|a| Speaker {
         id: a.id,
@@ -783,7 +788,7 @@ pub async fn fetch_assistant(
         initial_message: a.initial_message,
         system_prompt: a.system_prompt,
     });
-    Ok(crate::assistant::pick(speakers.collect(), asked)?)
+    Ok(speakers.collect())
 }
 
 /// One campaign for every row must exist: otherwise every row would fail the same way.

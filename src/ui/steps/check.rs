@@ -70,11 +70,15 @@ pub(in super::super) async fn start_check(
     opts.campaign = text(field("campaign"));
     opts.region = text(field("region"));
     opts.allow_duplicates = field("allow_duplicates") == "on";
+    // The assistant chosen on the Mapping page: every row is checked against what it says.
+    opts.assistant = text(field("assistant"));
     opts.dry_run = true;
     opts.offline = app.client.is_none();
     opts.display = Display::Hidden;
     // The roles travel with the way back to the Mapping page, as its own address carries them.
-    let roles = pairs.iter().filter(|(k, _)| k.starts_with("role") || k.starts_with("name"));
+    let roles = pairs
+        .iter()
+        .filter(|(k, _)| k.starts_with("role") || k.starts_with("name") || k == "assistant");
     let query = [choice.query(), page::query(roles.map(|(k, v)| (k.as_str(), v.as_str())))]
         .into_iter()
         .filter(|q| !q.is_empty())

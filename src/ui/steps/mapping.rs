@@ -15,6 +15,7 @@ use super::super::mappings::as_toml;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
 use super::{ReadingChoice, Wanted, preview};
+use crate::assistant::{Piece, Speaker};
 use crate::mapping::{CampaignRef, MappingFile, Role, infer, roles_of, with_roles};
 
 pub(in super::super) async fn show(
@@ -40,19 +41,27 @@ pub(in super::super) async fn show(
     };
     let pairs = query_pairs(raw.as_deref());
     let mapping = chosen_mapping(&preview.headers, &pairs);
+    let speakers = speakers(&app).await;
+    let asked = pairs.iter().find(|(k, _)| k == "assistant").map(|(_, v)| v.trim()).unwrap_or("");
+    let speaker = speakers.iter().find(|s| s.id.to_string() == asked);
     let roles = roles_of(&mapping, &preview.headers);
     let mut body = format!("<p>{}</p>", Esc(t.mapping_intro));
     if let Err(problem) = resolves(&mapping, &preview.headers, &chosen.location, t) {
         body.push_str(&page::error_box(t, &problem));
     }
     body.push_str(&proposals(&app, &id, &choice, &preview.headers, t));
-    body.push_str(&roles_form(&id, &choice, &preview, &roles, t));
-    body.push_str(&first_rows(&chosen, &choice, &mapping, t).await);
+    body.push_str(&roles_form(&id, &choice, &preview, &roles, (&speakers, speaker), t));
+    body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
     body.push_str(&keep_form(&id, &choice, &roles, t));
     let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
     let campaigns = campaign_names(&app).await;
     let campaign_column = mapping.campaign_column.as_deref();
-    body.push_str(&check_form(&id, &choice, &roles, campaign_column, &campaigns, t));
+    let mut carried = role_fields(&roles);
+    if let Some(speaker) = speaker {
+        let _ =
+            write!(carried, "<input type=\"hidden\" name=\"assistant\" value=\"{}\">", speaker.id);
+    }
+    body.push_str(&check_form(&id, &choice, &carried, campaign_column, &campaigns, t));
     body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
 }
@@ -93,6 +102,7 @@ async fn first_rows(
     chosen: &super::super::sources::Chosen,
     choice: &ReadingChoice,
     mapping: &MappingFile,
+    speaker: Option<&Speaker>,
     t: &Text,
 ) -> String {
     let Ok(mut opts) = choice.import_options(chosen, t) else { return String::new() };
@@ -123,7 +133,12 @@ async fn first_rows(
     let Ok(text) = tokio::fs::read_to_string(&report).await else { return String::new() };
     let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return String::new() };
     let rows = json["rows"].as_array().cloned().unwrap_or_default();
-    format!("<h2 id=\"rows\">{}</h2>{}", Esc(t.preview_title), super::check::rows_table(&rows, t))
+    let said = speaker.map(|speaker| spoken(speaker, &rows, t)).unwrap_or_default();
+    format!(
+        "<h2 id=\"rows\">{}</h2>{}{said}",
+        Esc(t.preview_title),
+        super::check::rows_table(&rows, t)
+    )
 }
 
 /// The roles as a query string: `role0=variable&name0=customer_name&role1=phone…`.
@@ -262,12 +277,14 @@ fn roles_form(
     choice: &ReadingChoice,
     preview: &super::Preview,
     roles: &[Role],
+    (speakers, speaker): (&[Speaker], Option<&Speaker>),
     t: &Text,
 ) -> String {
     let mut out = format!("<form method=\"get\" action=\"/mapping/{}\">", Esc(id));
     for (name, value) in choice.fields() {
         let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
     }
+    out.push_str(&assistant_choice(speakers, speaker, t));
     let _ = write!(
         out,
         "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"columns-caption\" tabindex=\"0\">\
@@ -306,7 +323,7 @@ fn roles_form(
         };
         let _ = write!(
             out,
-            "</select></td><td><input id=\"name{i}\" name=\"name{i}\" value=\"{}\" aria-label=\"{}\"></td><td>{}</td></tr>",
+            "</select></td><td><input id=\"name{i}\" name=\"name{i}\" value=\"{}\" aria-label=\"{}\" list=\"assistant-variables\"></td><td>{}</td></tr>",
             Esc(name),
             Esc(&(t.variable_name_of)(header)),
             Esc(value)
@@ -317,6 +334,73 @@ fn roles_form(
         "</tbody></table></div><p><button type=\"submit\">{}</button></p></form>",
         Esc(t.apply_roles)
     );
+    out
+}
+
+/// The account's assistants, to choose the one that makes the calls; none without a service.
+async fn speakers(app: &App) -> Vec<Speaker> {
+    let Some(client) = &app.client else { return Vec::new() };
+    match crate::pipeline::speakers(client).await {
+        Ok(speakers) => speakers,
+        Err(error) => {
+            tracing::info!("ui: the assistants could not be read: {error}");
+            Vec::new()
+        }
+    }
+}
+
+/// The assistant that makes the calls, and its variables offered as names for the columns.
+fn assistant_choice(speakers: &[Speaker], speaker: Option<&Speaker>, t: &Text) -> String {
+    if speakers.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<p><label for=\"assistant\">{}</label> <select id=\"assistant\" name=\"assistant\">\
+         <option value=\"\">{}</option>",
+        Esc(t.assistant_label),
+        Esc(t.assistant_none)
+    );
+    for one in speakers {
+        let selected = if speaker.is_some_and(|s| s.id == one.id) { " selected" } else { "" };
+        let _ = write!(
+            out,
+            "<option value=\"{}\"{selected}>{} ({})</option>",
+            one.id,
+            Esc(&one.name),
+            one.id
+        );
+    }
+    out.push_str("</select></p><datalist id=\"assistant-variables\">");
+    for used in speaker.map(Speaker::uses).unwrap_or_default() {
+        let _ = write!(out, "<option value=\"{}\">", Esc(&used.name));
+    }
+    out.push_str("</datalist>");
+    out
+}
+
+/// The assistant's first message as the first rows would have it said, gaps marked.
+fn spoken(speaker: &Speaker, rows: &[serde_json::Value], t: &Text) -> String {
+    let mut out =
+        format!("<h2>{}</h2><ul class=\"spoken\">", Esc(&(t.assistant_says)(&speaker.name)));
+    for row in rows.iter().filter(|r| r["phone"].is_string()).take(3) {
+        let number = row["row"].as_u64().unwrap_or_default();
+        let message = speaker.first_message(number, |name| row["variables"][name].as_str());
+        let _ = write!(out, "<li><strong>{}</strong> ", Esc(&(t.row_says)(number)));
+        for piece in &message.pieces {
+            match piece {
+                Piece::Said(words) => out.push_str(&Esc(words).to_string()),
+                Piece::Gap(name) => {
+                    let _ = write!(
+                        out,
+                        "<mark class=\"gap\">{}</mark>",
+                        Esc(&(t.missing_variable)(name))
+                    );
+                }
+            }
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ul>");
     out
 }
 
@@ -357,7 +441,7 @@ async fn campaign_names(app: &App) -> Vec<(u64, String)> {
 fn check_form(
     id: &str,
     choice: &ReadingChoice,
-    roles: &[Role],
+    carried: &str,
     campaign_column: Option<&str>,
     campaigns: &[(u64, String)],
     t: &Text,
@@ -371,7 +455,7 @@ fn check_form(
     for (name, value) in choice.fields() {
         let _ = write!(form, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
     }
-    form.push_str(&role_fields(roles));
+    form.push_str(carried);
     let _ = write!(
         form,
         "<p><label for=\"campaign\">{}</label> <span class=\"hint\" id=\"campaign-hint\">{}</span><br>",

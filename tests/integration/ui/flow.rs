@@ -174,3 +174,48 @@ fn a_send_stopped_from_the_page_sends_the_rest_exactly_once() {
     let on_service = leads();
     assert_eq!(on_service.len() as u64, valid, "every valid row, once");
 }
+
+/// The assistant chosen on the Mapping page: its variables are offered as names for the
+/// columns, the preview says its first message as the first rows would have it, and the check
+/// holds every row to what it says (the library's missing_variable, and its refusal of a
+/// variable nothing fills).
+#[test]
+fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let page = ui.get(&format!("/mapping/{id}?assistant=101"), &cookie);
+    assert!(page.body.contains("<option value=\"101\" selected>Alice Outbound (101)</option>"));
+    for offered in ["customer_name", "firma", "vertragsende"] {
+        assert!(page.body.contains(&format!("<option value=\"{offered}\">")), "{offered}");
+    }
+    assert!(
+        page.body.contains("Hallo Anna Schmidt, hier ist Lisa von Muster GmbH."),
+        "the first message as Anna would hear it: {}",
+        page.body
+    );
+    assert!(page.body.contains("name=\"assistant\" value=\"101\""), "carried to the check");
+
+    // Nothing fills `vertragsende`: the library refuses the run before any row.
+    let check = |extra: &[(&str, &str)]| {
+        let mut form = vec![("campaign", "10"), ("assistant", "101")];
+        form.extend_from_slice(extra);
+        let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+        finished(&ui, &cookie, &redirected(&started, "/run/"))
+    };
+    let refused = check(&[]);
+    assert!(refused.body.contains("vertragsende"), "{}", refused.body);
+    assert!(refused.body.contains("The run stopped with an error"), "{}", refused.body);
+
+    // Notes sent as `vertragsende`: rows whose Notes are empty would open with a gap.
+    let notes = {
+        let at = page.body.find("\">Notes</label>").unwrap();
+        let before = &page.body[..at];
+        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
+    };
+    let (role, name) = (format!("role{notes}"), format!("name{notes}"));
+    let checked = check(&[(&role, "variable"), (&name, "vertragsende")]);
+    assert!(checked.body.contains("<code>missing_variable</code>"), "{}", checked.body);
+}

@@ -42,15 +42,8 @@ pub(in super::super) async fn start_check(
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, label, Step::Check, t.check_title);
     };
-    let field = |name: &str| {
-        pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
-    };
-    let choice = ReadingChoice {
-        sheet: field("sheet"),
-        header_row: field("header_row"),
-        delimiter: field("delimiter"),
-        encoding: field("encoding"),
-    };
+    let field = |name: &str| super::field(&pairs, name);
+    let choice = ReadingChoice::from_pairs(&pairs);
     let mut opts = match choice.import_options(&chosen, t) {
         Ok(opts) => opts,
         Err(message) => {

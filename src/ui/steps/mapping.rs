@@ -238,19 +238,13 @@ pub(in super::super) async fn save(
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, app.service.label(t), Step::Mapping, t.mapping_title);
     };
-    let field = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let choice = ReadingChoice {
-        sheet: field("sheet").unwrap_or_default(),
-        header_row: field("header_row").unwrap_or_default(),
-        delimiter: field("delimiter").unwrap_or_default(),
-        encoding: field("encoding").unwrap_or_default(),
-    };
+    let choice = ReadingChoice::from_pairs(&pairs);
     let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
         Ok(preview) => preview,
         Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
     };
     let mapping = chosen_mapping(&preview.headers, &pairs);
-    let name = field("save_name").unwrap_or_default();
+    let name = super::field(&pairs, "save_name");
     if let Err(error) = app.mappings.save(&name, &mapping) {
         tracing::warn!("ui: the mapping could not be saved: {error}");
         return (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();

@@ -46,6 +46,16 @@ impl ReadingChoice {
         ])
     }
 
+    /// The choices a form carried (its fields in order, as `axum::Form` gives them).
+    pub(super) fn from_pairs(pairs: &[(String, String)]) -> ReadingChoice {
+        ReadingChoice {
+            sheet: field(pairs, "sheet"),
+            header_row: field(pairs, "header_row"),
+            delimiter: field(pairs, "delimiter"),
+            encoding: field(pairs, "encoding"),
+        }
+    }
+
     /// The choices as form fields, for a form that carries them to the next step.
     pub(super) fn fields(&self) -> [(&'static str, &str); 4] {
         [
@@ -92,6 +102,11 @@ impl ReadingChoice {
             ..ImportOptions::default()
         })
     }
+}
+
+/// A form field's value, empty when the form did not send it.
+pub(super) fn field(pairs: &[(String, String)], name: &str) -> String {
+    pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
 }
 
 /// What the library detected, and the first rows under the header.

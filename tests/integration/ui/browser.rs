@@ -90,7 +90,7 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
         &format!("element/{location}/value"),
         serde_json::json!({"text": keys}),
     );
-    assert!(driver.url(&session).contains("/reading/"), "{}", driver.source(&session));
+    driver.wait_for_address(&session, "/reading/");
     let page = driver.source(&session);
     assert!(page.contains("comma (,)") && page.contains("Anna Schmidt"), "{page}");
 
@@ -104,7 +104,7 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
     );
     let upload = driver.find(&session, "//button[normalize-space()='Upload']");
     driver.call(&session, "POST", &format!("element/{upload}/click"), serde_json::json!({}));
-    assert!(driver.url(&session).contains("/reading/"), "{}", driver.source(&session));
+    driver.wait_for_address(&session, "/reading/");
     let page = driver.source(&session);
     assert!(page.contains("Müller &amp; Söhne"), "{page}");
     assert_eq!(files_under(&ui.uploads()).len(), 1);
@@ -233,7 +233,11 @@ impl WebDriver {
             }
         }}});
         let reply = self.send("POST", format!("{}/session", self.base), capabilities);
-        reply["value"]["sessionId"].as_str().unwrap().to_string()
+        let session = reply["value"]["sessionId"].as_str().unwrap().to_string();
+        // Enter on a control returns before the page it leads to has come: a find waits for
+        // its element up to this long, as a person waits for the page.
+        self.call(&session, "POST", "timeouts", serde_json::json!({"implicit": 15_000}));
+        session
     }
 
     fn send(&self, method: &str, url: String, body: serde_json::Value) -> serde_json::Value {
@@ -295,6 +299,16 @@ impl WebDriver {
         );
         let id = found["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str();
         id.unwrap_or_else(|| panic!("{xpath}: {found}")).to_string()
+    }
+
+    /// Waits (bounded) until the window shows an address containing `part`: a form's answer
+    /// can come after the click that sent it has returned, on a loaded machine.
+    fn wait_for_address(&self, session: &str, part: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while !self.url(session).contains(part) {
+            assert!(std::time::Instant::now() < deadline, "{}", self.source(session));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// Presses Enter on the element an XPath finds, as a person on the keyboard does once it

@@ -38,6 +38,7 @@ const SCHEMA: &str = "
         PRIMARY KEY (code, row)
     ) WITHOUT ROWID;
     CREATE TABLE run (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 ";
 
 /// Writes every row as it comes; the summary at `finish`.
@@ -47,6 +48,9 @@ pub(super) struct RowsDbWriter {
     written: u64,
     json: Vec<u8>,
     committed: std::time::Instant,
+    /// Rows per status so far, stored with each commit: the page of a run under way reads
+    /// these few lines, where counting the rows would read them all while they are written.
+    tally: std::collections::BTreeMap<&'static str, u64>,
 }
 
 impl RowsDbWriter {
@@ -69,7 +73,21 @@ impl RowsDbWriter {
             written: 0,
             json: Vec::new(),
             committed: std::time::Instant::now(),
+            tally: std::collections::BTreeMap::new(),
         })
+    }
+
+    /// Stores the tally and ends the transaction; `then` begins the next.
+    fn commit(&mut self, then: &str) -> rusqlite::Result<()> {
+        let mut put =
+            self.connection.prepare_cached("INSERT OR REPLACE INTO counts VALUES (?1, ?2)")?;
+        for (status, n) in &self.tally {
+            put.execute(params![status, *n as i64])?;
+        }
+        drop(put);
+        self.connection.execute_batch(then)?;
+        self.committed = std::time::Instant::now();
+        Ok(())
     }
 
     fn insert(&mut self, row: &RowReport) -> rusqlite::Result<()> {
@@ -80,15 +98,17 @@ impl RowsDbWriter {
             "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
         )?;
         insert.execute(params![row.row as i64, status_str(row.status), json])?;
+        drop(insert);
         let mut reason =
             self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
         for issue in row.errors.iter().chain(&row.warnings) {
             reason.execute(params![issue.code.as_str(), row.row as i64])?;
         }
+        drop(reason);
         self.written += 1;
+        *self.tally.entry(status_str(row.status)).or_default() += 1;
         if self.written.is_multiple_of(ROWS_PER_COMMIT) || self.committed.elapsed() > COMMIT_EVERY {
-            self.connection.execute_batch("COMMIT; BEGIN")?;
-            self.committed = std::time::Instant::now();
+            self.commit("COMMIT; BEGIN")?;
         }
         Ok(())
     }
@@ -99,8 +119,9 @@ impl ReportWriter for RowsDbWriter {
         self.insert(row).map_err(|e| database_error(&self.path, e))
     }
 
-    fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let fail = |e: rusqlite::Error| database_error(&self.path, e);
+    fn finish(mut self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
+        let path = self.path.clone();
+        let fail = |e: rusqlite::Error| database_error(&path, e);
         let summary = serde_json::to_string(summary).unwrap_or_default();
         let run = serde_json::to_string(run).unwrap_or_default();
         let mut put =
@@ -108,7 +129,7 @@ impl ReportWriter for RowsDbWriter {
         put.execute(params!["summary", summary]).map_err(fail)?;
         put.execute(params!["run", run]).map_err(fail)?;
         drop(put);
-        self.connection.execute_batch("COMMIT").map_err(fail)?;
+        self.commit("COMMIT").map_err(fail)?;
         Ok(())
     }
 }
@@ -197,7 +218,7 @@ impl RowsDb {
     /// How many rows are stored so far.
     pub fn count(&self) -> Result<u64, ReportError> {
         self.connection
-            .query_row("SELECT count(*) FROM rows", [], |r| r.get::<_, i64>(0))
+            .query_row("SELECT coalesce(sum(n), 0) FROM counts", [], |r| r.get::<_, i64>(0))
             .map(|n| n.max(0) as u64)
             .map_err(|e| database_error(&self.path, e))
     }
@@ -207,7 +228,7 @@ impl RowsDb {
         let fail = |e: rusqlite::Error| database_error(&self.path, e);
         let mut statement = self
             .connection
-            .prepare_cached("SELECT status, count(*) FROM rows GROUP BY status ORDER BY status")
+            .prepare_cached("SELECT status, n FROM counts ORDER BY status")
             .map_err(fail)?;
         let counts = statement
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64)))

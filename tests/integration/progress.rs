@@ -6,6 +6,29 @@ use std::process::Command;
 
 use crate::support::{ALICE, TestSandbox, write};
 
+/// True, saying so, where `script` (util-linux), which makes the pseudo-terminal, is missing.
+fn no_terminal() -> bool {
+    let missing = Command::new("script").arg("--version").output().is_err();
+    if missing {
+        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+    }
+    missing
+}
+
+/// `leadsync ARGS` in a pseudo-terminal `columns` wide (through `script`), in the sandbox's
+/// folder, against the sandbox as Alice.
+fn in_a_terminal(sb: &TestSandbox, args: &str, columns: &str) -> Command {
+    let bin = assert_cmd::cargo::cargo_bin("leadsync");
+    let mut command = Command::new("script");
+    command
+        .args(["-qefc", &format!("{} {args}", bin.display()), "/dev/null"])
+        .current_dir(sb.dir.path())
+        .env("LEADSYNC_BASE_URL", &sb.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("COLUMNS", columns);
+    command
+}
+
 fn sheet(dir: &std::path::Path, rows: usize) {
     let mut csv = String::from("Name,Telefon\n");
     for i in 0..rows {
@@ -16,25 +39,14 @@ fn sheet(dir: &std::path::Path, rows: usize) {
 
 #[test]
 fn a_terminal_sees_the_plan_then_a_percentage_and_an_eta() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+    if no_terminal() {
         return;
     }
     let sb = TestSandbox::start();
     let dir = sb.dir.path();
     sheet(dir, 40);
-    let bin = assert_cmd::cargo::cargo_bin("leadsync");
-    let command =
-        format!("{} import leads.csv --campaign 10 --rate 20 --state-dir state", bin.display());
-    let output = Command::new("script")
-        .args(["-qefc", &command, "/dev/null"])
-        .current_dir(dir)
-        .env("LEADSYNC_BASE_URL", &sb.base_url)
-        .env("LEADSYNC_TOKEN", ALICE)
-        .env("COLUMNS", "200")
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
+    let args = "import leads.csv --campaign 10 --rate 20 --state-dir state";
+    let output = in_a_terminal(&sb, args, "200").env_remove("NO_COLOR").output().unwrap();
     let screen = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{screen}");
     assert!(
@@ -89,15 +101,7 @@ fn the_chosen_mapping_comes_before_the_run_on_a_terminal_and_off_it() {
     let mut screens = vec![String::from_utf8_lossy(&off.stderr).to_string()];
     if Command::new("script").arg("--version").output().is_ok() {
         write(dir, "leads.csv", "Name,Telefon\nA,0151 51000001\nB,0151 51000002\n");
-        let command = format!("{} {args}", bin.display());
-        let on = Command::new("script")
-            .args(["-qefc", &command, "/dev/null"])
-            .current_dir(dir)
-            .env("LEADSYNC_BASE_URL", &sb.base_url)
-            .env("LEADSYNC_TOKEN", ALICE)
-            .env("COLUMNS", "200")
-            .output()
-            .unwrap();
+        let on = in_a_terminal(&sb, args, "200").output().unwrap();
         screens.push(String::from_utf8_lossy(&on.stdout).to_string());
     }
     for screen in screens {
@@ -165,8 +169,7 @@ fn the_plan_counts_only_the_rows_that_will_be_sent() {
 /// send, not the rows of the sheet.
 #[test]
 fn a_terminal_sees_the_skipped_rows() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+    if no_terminal() {
         return;
     }
     let sb = TestSandbox::start();
@@ -176,20 +179,8 @@ fn a_terminal_sees_the_skipped_rows() {
         .args(["import", "leads.csv", "--campaign", "10", "--rate", "0", "--state-dir", "state"])
         .ok();
     grow(dir, 100, 130);
-    let bin = assert_cmd::cargo::cargo_bin("leadsync");
-    let command = format!(
-        "{} import leads.csv --campaign 10 --rate 10 --skip-existing --state-dir state",
-        bin.display()
-    );
-    let output = Command::new("script")
-        .args(["-qefc", &command, "/dev/null"])
-        .current_dir(dir)
-        .env("LEADSYNC_BASE_URL", &sb.base_url)
-        .env("LEADSYNC_TOKEN", ALICE)
-        .env("COLUMNS", "250")
-        .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
+    let args = "import leads.csv --campaign 10 --rate 10 --skip-existing --state-dir state";
+    let output = in_a_terminal(&sb, args, "250").env_remove("NO_COLOR").output().unwrap();
     let screen = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{screen}");
     assert!(
@@ -207,24 +198,15 @@ fn a_terminal_sees_the_skipped_rows() {
 #[test]
 fn ctrl_c_on_a_terminal_half_way_says_sent_and_not_sent_yet_never_failed() {
     use std::io::Write;
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) makes the pseudo-terminal and is not installed");
+    if no_terminal() {
         return;
     }
     let sb = TestSandbox::start();
     let dir = sb.dir.path();
     sheet(dir, 300);
-    let bin = assert_cmd::cargo::cargo_bin("leadsync");
-    let command = format!(
-        "{} import leads.csv --campaign 10 --rate 20 --state-dir state --report r.json --report r.html --report r.xlsx",
-        bin.display()
-    );
-    let mut child = Command::new("script")
-        .args(["-qefc", &command, "/dev/null"])
-        .current_dir(dir)
-        .env("LEADSYNC_BASE_URL", &sb.base_url)
-        .env("LEADSYNC_TOKEN", ALICE)
-        .env("COLUMNS", "200")
+    let args = "import leads.csv --campaign 10 --rate 20 --state-dir state --report r.json \
+                --report r.html --report r.xlsx";
+    let mut child = in_a_terminal(&sb, args, "200")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -19,7 +19,7 @@ use super::super::page::{self, Esc, Step, View};
 use super::super::runs::{DOWNLOADS, Finished, Kind, Run, State as RunState};
 use super::super::text::Text;
 use super::ReadingChoice;
-use super::mapping::chosen_mapping;
+use super::mapping::headers_and_mapping;
 use crate::journal::OnChange;
 use crate::pipeline::PushOptions;
 use crate::progress::Display;
@@ -52,9 +52,8 @@ pub(in super::super) async fn start_check(
     };
     // The mapping the Mapping page showed, country and consent columns included: `import`
     // without a mapping file only proposes those, but here the person has seen them in use.
-    let wanted = super::Wanted { rows: 1, above: false };
-    match super::preview(&chosen, &choice, wanted, t).await {
-        Ok(preview) => opts.mapping = Some(chosen_mapping(&preview.headers, &pairs)),
+    match headers_and_mapping(&chosen, &choice, &pairs, t).await {
+        Ok((_, mapping)) => opts.mapping = Some(mapping),
         Err(message) => {
             return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
         }

@@ -71,6 +71,18 @@ pub(super) fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
     url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()).into_owned().collect()
 }
 
+/// The sheet's headers as `choice` reads them, and the mapping the form's roles make of them.
+pub(super) async fn headers_and_mapping(
+    chosen: &super::super::sources::Chosen,
+    choice: &ReadingChoice,
+    pairs: &[(String, String)],
+    t: &Text,
+) -> Result<(Vec<String>, MappingFile), String> {
+    let preview = preview(chosen, choice, Wanted { rows: 1, above: false }, t).await?;
+    let mapping = chosen_mapping(&preview.headers, pairs);
+    Ok((preview.headers, mapping))
+}
+
 /// The mapping the person chose: the inferred one, with each column's role as the form says
 /// (`role3=variable&name3=firma`) where it says one.
 pub(super) fn chosen_mapping(headers: &[String], pairs: &[(String, String)]) -> MappingFile {
@@ -214,11 +226,11 @@ pub(in super::super) async fn download(
 ) -> Response {
     let t = view.text();
     let Some(chosen) = app.sources.get(&id) else { return StatusCode::NOT_FOUND.into_response() };
-    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
-        Ok(preview) => preview,
+    let pairs = query_pairs(raw.as_deref());
+    let mapping = match headers_and_mapping(&chosen, &choice, &pairs, t).await {
+        Ok((_, mapping)) => mapping,
         Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
     };
-    let mapping = chosen_mapping(&preview.headers, &query_pairs(raw.as_deref()));
     let disposition = "attachment; filename=\"mapping.toml\"";
     let headers = [
         (header::CONTENT_TYPE, "application/toml; charset=utf-8"),
@@ -239,17 +251,16 @@ pub(in super::super) async fn save(
         return page::unknown_source(&view, app.service.label(t), Step::Mapping, t.mapping_title);
     };
     let choice = ReadingChoice::from_pairs(&pairs);
-    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
-        Ok(preview) => preview,
+    let (headers, mapping) = match headers_and_mapping(&chosen, &choice, &pairs, t).await {
+        Ok(found) => found,
         Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
     };
-    let mapping = chosen_mapping(&preview.headers, &pairs);
     let name = super::field(&pairs, "save_name");
     if let Err(error) = app.mappings.save(&name, &mapping) {
         tracing::warn!("ui: the mapping could not be saved: {error}");
         return (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();
     }
-    let href = with_roles_href(&id, &choice, &roles_of(&mapping, &preview.headers));
+    let href = with_roles_href(&id, &choice, &roles_of(&mapping, &headers));
     Redirect::to(&href).into_response()
 }
 

@@ -210,11 +210,7 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
     assert!(refused.body.contains("The run stopped with an error"), "{}", refused.body);
 
     // Notes sent as `vertragsende`: rows whose Notes are empty would open with a gap.
-    let notes = {
-        let at = page.body.find("\">Notes</label>").unwrap();
-        let before = &page.body[..at];
-        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
-    };
+    let notes = super::steps::column_index(&page.body, "Notes");
     let (role, name) = (format!("role{notes}"), format!("name{notes}"));
     let checked = check(&[(&role, "variable"), (&name, "vertragsende")]);
     assert!(checked.body.contains("<code>missing_variable</code>"), "{}", checked.body);

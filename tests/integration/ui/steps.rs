@@ -189,6 +189,13 @@ fn the_mapping_step_shows_each_columns_inferred_role() {
     assert!(reply.body.contains("<td>0151 23456789</td>"), "the first value");
 }
 
+/// A column's number on the Mapping page, as its form fields name it (`role3`, `name3`).
+pub(super) fn column_index(page: &str, column: &str) -> String {
+    let at = page.find(&format!("\">{column}</label>")).unwrap_or_else(|| panic!("no {column}"));
+    let before = &page[..at];
+    before[before.rfind("for=\"role").unwrap() + "for=\"role".len()..].to_string()
+}
+
 /// A column's role as the Mapping page's form has it selected: `phone`, `variable NAME`, ….
 pub(super) fn role_of(page: &str, column: &str) -> String {
     let label = format!("\">{column}</label></th>");
@@ -212,12 +219,7 @@ fn roles_changed_on_the_mapping_page_are_what_the_check_uses() {
     let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
     let mapping = reading.replace("/reading/", "/mapping/");
     let page = ui.get(&mapping, &cookie);
-    let index = |column: &str| {
-        let at = page.body.find(&format!("\">{column}</label>")).unwrap();
-        let id = &page.body[..at];
-        id[id.rfind("for=\"role").unwrap() + 9..].to_string()
-    };
-    let (company, city) = (index("Company"), index("City"));
+    let (company, city) = (column_index(&page.body, "Company"), column_index(&page.body, "City"));
     let changed = format!("{mapping}?role{company}=ignore&role{city}=variable&name{city}=stadt");
     let page = ui.get(&changed, &cookie);
     assert_eq!(role_of(&page.body, "Company"), "ignore");
@@ -409,11 +411,7 @@ fn a_mapping_is_kept_as_a_file_and_proposed_for_the_next_sheet() {
     let mapping = reading.replace("/reading/", "/mapping/");
     let page = ui.get(&mapping, &cookie);
     assert!(!page.body.contains("Use the saved mapping"), "nothing saved yet");
-    let company = {
-        let at = page.body.find("\">Company</label>").unwrap();
-        let before = &page.body[..at];
-        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
-    };
+    let company = column_index(&page.body, "Company");
     let changed = format!("{mapping}?role{company}=ignore");
     let file = ui.get(&changed.replacen("?", "/mapping.toml?", 1), &cookie);
     assert_eq!(file.status, 200, "{}", file.body);
@@ -467,12 +465,9 @@ fn the_mapping_page_previews_what_the_first_rows_would_send() {
     assert!(preview.contains("customer_name: Anna Schmidt"), "{preview}");
     assert!(preview.contains("extension_dropped"), "a warning of the library: {preview}");
     // Another role, another preview: the name is no longer sent.
-    let name = {
-        let at = page.body.find("\">Name</label>").unwrap();
-        let before = &page.body[..at];
-        before[before.rfind("for=\"role").unwrap() + 9..].to_string()
-    };
+    let name = column_index(&page.body, "Name");
     let changed = ui.get(&format!("{mapping}?role{name}=ignore"), &cookie);
     let preview = changed.body.split("What the first rows would send").nth(1).unwrap();
+    assert!(preview.contains("<td>+4915123456789</td>"), "Anna's row is still previewed");
     assert!(!preview.contains("customer_name: Anna"), "{preview}");
 }

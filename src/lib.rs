@@ -3,14 +3,15 @@
 //! Rows flow through the stages in this order:
 //!
 //! ```text
-//!  source ──► phone ──► mapping ──► guards ──► validate ──► push ──► journal ──► report
-//!  (csv, xlsx,  (E.164)  (columns →   (who may   (campaigns,  (workers,  (resume,     (json, csv,
-//!   url)                 lead fields) be called) duplicates)  rate limit) exactly once) html, terminal)
+//!  source ──► edits ──► phone ──► mapping ──► guards ──► validate ──► push ──► journal ──► report
+//!  (csv, xlsx,  (cells    (E.164)   (columns →   (who may   (campaigns,  (workers,  (resume,     (json, csv,
+//!   url)        edited)            lead fields) be called) duplicates)  rate limit) exactly once) html, terminal)
 //! ```
 //!
 //! **The house rule: a module uses only modules declared before it below**, so there is no
 //! circle between modules and no arrow from a lower floor up (`tests/integration/house.rs`
-//! checks it). The declarations follow the flow, with three ground floors where the flow needs
+//! checks it). The declarations follow the flow (`edits` puts a person's changes to cells into
+//! the rows as they are read, before anything is checked), with three ground floors where the flow needs
 //! them: `row` (the row model every stage judges and every report renders) sits right above
 //! the phone code, which owns the facts about numbers and countries; `assistant` (what the
 //! assistant that makes the calls needs of a lead's variables) follows `mapping`, whose plan
@@ -70,6 +71,7 @@
 //! ```
 
 pub mod source;
+pub mod edits;
 pub mod phone;
 pub mod row;
 pub mod mapping;

@@ -242,6 +242,20 @@ impl RowChecker {
         Checked { report, key }
     }
 
+    /// A row the person left out: checked as any row, so its page still shows what it would
+    /// send, then skipped with the one reason `excluded`. It takes no part in deduplication:
+    /// a later row of the same number is the one sent.
+    pub fn excluded(&self, record: &Record) -> Checked {
+        let mut report = self.check(record).report;
+        report.status = RowStatus::Skipped;
+        report.errors = vec![Issue::new(
+            IssueCode::Excluded,
+            None,
+            "excluded on the Check page: not sent".to_string(),
+        )];
+        Checked { report, key: None }
+    }
+
     fn column(&self, index: usize) -> String {
         self.headers
             .get(index)

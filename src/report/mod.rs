@@ -224,6 +224,30 @@ pub(crate) fn distinct_codes(issues: &[Issue]) -> impl Iterator<Item = IssueCode
         .map(|(_, issue)| issue.code)
 }
 
+/// The counts and reasons of a finished run after one of its rows was replaced by the same
+/// row checked again (an edit on the Check page): `old` taken back, `new` counted.
+pub fn recount(
+    summary: &Summary,
+    top_reasons: &[(IssueCode, u64)],
+    old: &RowReport,
+    new: &RowReport,
+) -> (Summary, Vec<(IssueCode, u64)>) {
+    let mut summary = summary.clone();
+    summary.uncount(old);
+    summary.count(new);
+    let mut tally: BTreeMap<IssueCode, u64> = top_reasons.iter().copied().collect();
+    for code in distinct_codes(&old.errors) {
+        if let Some(n) = tally.get_mut(&code) {
+            *n = n.saturating_sub(1);
+        }
+    }
+    for code in distinct_codes(&new.errors) {
+        *tally.entry(code).or_default() += 1;
+    }
+    tally.retain(|_, n| *n > 0);
+    (summary, ranked(&tally))
+}
+
 /// Most frequent first; ties keep `IssueCode` order so the output is stable.
 pub(crate) fn ranked(tally: &BTreeMap<IssueCode, u64>) -> Vec<(IssueCode, u64)> {
     let mut ranked: Vec<_> = tally.iter().map(|(code, n)| (*code, *n)).collect();

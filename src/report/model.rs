@@ -22,6 +22,10 @@ pub struct Summary {
     /// run that was not stopped reports what it always did.
     #[serde(skip_serializing_if = "is_zero")]
     pub not_sent: u64,
+    /// Left out by the person's edits (the Check page's "exclude", `--edits`); written only
+    /// when there are any.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub excluded: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -37,10 +41,28 @@ impl Summary {
             RowStatus::Rejected => self.rejected += 1,
             RowStatus::Duplicate => self.duplicates += 1,
             RowStatus::Skipped if row.is_do_not_call() => self.do_not_call += 1,
+            RowStatus::Skipped if row.is_excluded() => self.excluded += 1,
             RowStatus::Skipped => self.skipped_existing += 1,
             RowStatus::Failed => self.failed += 1,
             RowStatus::NotSent => self.not_sent += 1,
         }
+    }
+
+    /// Takes back a row `count` counted: the row replaced by the same row checked again.
+    pub fn uncount(&mut self, row: &RowReport) {
+        self.rows = self.rows.saturating_sub(1);
+        let field = match row.status {
+            RowStatus::Valid => &mut self.valid,
+            RowStatus::Created => &mut self.created,
+            RowStatus::Rejected => &mut self.rejected,
+            RowStatus::Duplicate => &mut self.duplicates,
+            RowStatus::Skipped if row.is_do_not_call() => &mut self.do_not_call,
+            RowStatus::Skipped if row.is_excluded() => &mut self.excluded,
+            RowStatus::Skipped => &mut self.skipped_existing,
+            RowStatus::Failed => &mut self.failed,
+            RowStatus::NotSent => &mut self.not_sent,
+        };
+        *field = field.saturating_sub(1);
     }
 
     /// Rows that need a person's attention: the run "finished with problems" (exit 3).

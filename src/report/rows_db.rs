@@ -238,6 +238,35 @@ impl RowsDb {
         Ok(counts)
     }
 
+    /// The numbers of every row with the reason `code` (an error or a warning), in sheet order.
+    pub fn rows_with(&self, code: &str) -> Result<Vec<u64>, ReportError> {
+        let fail = |e: rusqlite::Error| database_error(&self.path, e);
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT row FROM reasons WHERE code = ?1 ORDER BY row")
+            .map_err(fail)?;
+        let rows = statement
+            .query_map([code], |r| r.get::<_, i64>(0))
+            .map_err(fail)?
+            .map(|row| row.map(|n| n.max(0) as u64))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        Ok(rows)
+    }
+
+    /// The sheet's column names, once the run is finished.
+    pub fn headers(&self) -> Result<Vec<String>, ReportError> {
+        let text: Option<String> = self
+            .connection
+            .query_row("SELECT value FROM run WHERE key = 'run'", [], |r| r.get(0))
+            .optional()
+            .map_err(|e| database_error(&self.path, e))?;
+        let run: Option<serde_json::Value> = text.and_then(|t| serde_json::from_str(&t).ok());
+        let headers =
+            run.as_ref().and_then(|r| r["headers"].as_array()).cloned().unwrap_or_default();
+        Ok(headers.iter().map(|h| h.as_str().unwrap_or_default().to_string()).collect())
+    }
+
     /// The run's summary as the JSON report writes it, once the run is finished.
     pub fn summary(&self) -> Result<Option<serde_json::Value>, ReportError> {
         let text: Option<String> = self
@@ -247,6 +276,82 @@ impl RowsDb {
             .map_err(|e| database_error(&self.path, e))?;
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
+}
+
+/// Puts `row` (the same row checked again, after an edit) in place of the stored one: its JSON,
+/// its reasons and the counts. Returns the row it replaced, as far as the counts go (its status
+/// and its errors), or `None` when the row was not stored.
+pub fn replace_row(path: &Path, row: &RowReport) -> Result<Option<RowReport>, ReportError> {
+    let fail = |e: rusqlite::Error| database_error(path, e);
+    let mut connection = Connection::open(path).map_err(fail)?;
+    connection.busy_timeout(BUSY_WAIT).map_err(fail)?;
+    let transaction = connection.transaction().map_err(fail)?;
+    let id = row.row as i64;
+    let old: Option<String> = transaction
+        .query_row("SELECT json FROM rows WHERE row = ?1", [id], |r| r.get(0))
+        .optional()
+        .map_err(fail)?;
+    let old = old.and_then(|json| stored_verdict(row.row, &json));
+    if let Some(old) = &old {
+        transaction
+            .execute(
+                "UPDATE counts SET n = max(n - 1, 0) WHERE status = ?1",
+                [status_str(old.status)],
+            )
+            .map_err(fail)?;
+    }
+    let mut json = Vec::new();
+    json_row::write_row(&mut json, row);
+    let json = String::from_utf8(json).unwrap_or_default();
+    transaction
+        .execute(
+            "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
+            params![id, status_str(row.status), json],
+        )
+        .map_err(fail)?;
+    transaction.execute("DELETE FROM reasons WHERE row = ?1", [id]).map_err(fail)?;
+    for issue in row.errors.iter().chain(&row.warnings) {
+        transaction
+            .execute(
+                "INSERT OR IGNORE INTO reasons VALUES (?1, ?2)",
+                params![issue.code.as_str(), id],
+            )
+            .map_err(fail)?;
+    }
+    transaction
+        .execute(
+            "INSERT INTO counts VALUES (?1, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1",
+            [status_str(row.status)],
+        )
+        .map_err(fail)?;
+    transaction.commit().map_err(fail)?;
+    Ok(old)
+}
+
+/// A stored row's status and errors, read back from its JSON.
+fn stored_verdict(row: u64, json: &str) -> Option<RowReport> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        status: RowStatus,
+        #[serde(default)]
+        errors: Vec<crate::row::Issue>,
+    }
+    let stored: Stored = serde_json::from_str(json).ok()?;
+    Some(RowReport {
+        row,
+        status: stored.status,
+        phone: None,
+        campaign_id: None,
+        lead_id: None,
+        variables: Default::default(),
+        errors: stored.errors,
+        warnings: Vec::new(),
+        secondary_contacts: Vec::new(),
+        source_cells: Vec::new(),
+        region: None,
+        campaign_name: None,
+        number_type: None,
+    })
 }
 
 /// `%` and `_` mean themselves in a search.

@@ -101,6 +101,7 @@ fn counts(summary: &Summary, run: &RunInfo) -> String {
         (summary.duplicates, if summary.duplicates == 1 { "duplicate" } else { "duplicates" }),
         (summary.failed, "failed (run again to retry)"),
         (summary.not_sent, "not sent yet"),
+        (summary.excluded, "excluded by your edits"),
     ];
     let named: Vec<_> = parts
         .iter()

@@ -184,7 +184,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 23] {
+pub(crate) fn all_codes() -> [IssueCode; 24] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -209,7 +209,8 @@ pub(crate) fn all_codes() -> [IssueCode; 23] {
         | BlockedNumberType
         | BlockedSecondaryType
         | NoConsent
-        | MissingVariable => (),
+        | MissingVariable
+        | Excluded => (),
     };
     [
         MissingPhone,
@@ -235,5 +236,6 @@ pub(crate) fn all_codes() -> [IssueCode; 23] {
         BlockedSecondaryType,
         NoConsent,
         MissingVariable,
+        Excluded,
     ]
 }

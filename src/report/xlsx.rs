@@ -133,6 +133,9 @@ impl ReportWriter for XlsxWriter {
             ("do not call".into(), summary.do_not_call.to_string()),
             ("failed".into(), summary.failed.to_string()),
         ];
+        if summary.excluded > 0 {
+            lines.push(("excluded by you".into(), summary.excluded.to_string()));
+        }
         if summary.not_sent > 0 {
             lines.push(("not sent yet (run again to send)".into(), summary.not_sent.to_string()));
         }

@@ -59,6 +59,8 @@ pub enum IssueCode {
     NoConsent,
     /// A variable the assistant speaks (`{{customer_name}}`) that the row leaves empty.
     MissingVariable,
+    /// Left out by the person on the Check page (or the `--edits` file): never sent.
+    Excluded,
 }
 
 impl IssueCode {
@@ -87,6 +89,7 @@ impl IssueCode {
             IssueCode::BlockedSecondaryType => "blocked_secondary_type",
             IssueCode::NoConsent => "no_consent",
             IssueCode::MissingVariable => "missing_variable",
+            IssueCode::Excluded => "excluded",
         }
     }
 
@@ -114,6 +117,11 @@ impl IssueCode {
     /// A reason a row is not called by design, not a problem to fix.
     pub fn is_do_not_call(self) -> bool {
         matches!(self, IssueCode::Suppressed | IssueCode::NoConsent)
+    }
+
+    /// Left out on purpose, by a person, for this sheet.
+    pub fn is_excluded(self) -> bool {
+        self == IssueCode::Excluded
     }
 
     /// What a person should do about it, for the HTML report and the terminal summary.
@@ -171,6 +179,9 @@ impl IssueCode {
             }
             IssueCode::MissingVariable => {
                 "fill in the cell the assistant's text needs, or set missing_variables = \"warn\" in the mapping to send such rows anyway"
+            }
+            IssueCode::Excluded => {
+                "none needed: you left this row out; include it again on its row page in `leadsync ui`, or remove it from the edits file"
             }
         }
     }
@@ -234,5 +245,10 @@ impl RowReport {
     /// Skipped because the person must not be called (a suppression list, no consent).
     pub fn is_do_not_call(&self) -> bool {
         self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_do_not_call())
+    }
+
+    /// Left out by the person's edits.
+    pub fn is_excluded(&self) -> bool {
+        self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_excluded())
     }
 }

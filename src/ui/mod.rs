@@ -4,8 +4,9 @@
 //!
 //! ```text
 //!  Ui::start ─► axum::serve ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
-//!                                 ─► lang ─► steps: source ─► reading ─► mapping
-//!                                                     │ upload (streamed to <state>/ui/uploads)
+//!                                 ─► lang ─► steps: source ─► reading ─► mapping ─► check ─► send
+//!                                                     │ upload (streamed        edit: a row's cells,
+//!                                                       to <state>/ui/uploads)  exclusions, reasons
 //! ```
 //!
 //! Pages are rendered by the server; the one stylesheet and the one small script are compiled
@@ -201,6 +202,10 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/run/{run}", get(steps::check::show))
         .route("/run/{run}/stop", post(steps::check::stop))
         .route("/run/{run}/files/{name}", get(steps::check::file))
+        .route("/run/{run}/row/{row}", get(steps::edit::show_row).post(steps::edit::save_row))
+        .route("/run/{run}/row/{row}/exclude", post(steps::edit::exclude_row))
+        .route("/run/{run}/reasons", post(steps::edit::for_reason))
+        .route("/run/{run}/corrected.xlsx", get(steps::edit::corrected))
         .route("/assets/ui.css", get(assets::css))
         .route("/assets/ui.js", get(assets::js))
         .fallback(|view: page::View| async move { page::not_found(view) })

@@ -10,8 +10,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use crate::client::Client;
+use crate::edits::Edits;
 use crate::pipeline::{self, ImportOptions, ImportResult};
-use crate::report::{IssueCode, Summary};
+use crate::report::{IssueCode, RowReport, Summary};
 
 use super::sources::new_id;
 
@@ -24,6 +25,10 @@ const RUNS: &str = "ui/runs";
 /// most people download one report, if any.
 pub(super) const ROWS_DB: &str = "rows.sqlite";
 pub(super) const DOWNLOADS: [&str; 3] = ["report.html", "report.json", "fix.xlsx"];
+/// The sheet with the person's edits in it, made on demand like a check's reports.
+pub(super) const CORRECTED: &str = "corrected.xlsx";
+/// The person's edits of a check, which its send and `import --edits` take as they are.
+pub(super) const EDITS: &str = "edits.json";
 const CHECK_WRITES: [&str; 1] = [ROWS_DB];
 
 /// A check (a dry run) or a send.
@@ -73,6 +78,8 @@ pub(super) struct Run {
     /// The rows a send will go through: its check's count.
     pub expected_rows: Option<u64>,
     state: Mutex<State>,
+    /// The person's edits so far: a check's change on its page, a send's fixed at its start.
+    edits: Mutex<Arc<Edits>>,
 }
 
 impl Run {
@@ -82,6 +89,65 @@ impl Run {
 
     pub(super) fn rows_db(&self) -> PathBuf {
         self.folder.join(ROWS_DB)
+    }
+
+    pub(super) fn edits(&self) -> Arc<Edits> {
+        self.edits.lock().expect("the edits are never left half-written").clone()
+    }
+
+    /// What it ran with, with the edits made since: what a send of it or a row checked again
+    /// uses.
+    pub(super) fn options(&self) -> ImportOptions {
+        ImportOptions { edits: self.edits(), ..self.opts.clone() }
+    }
+
+    /// Keeps new edits: written to the run's `edits.json` first, so the file and the page never
+    /// disagree, and the reports made before them are dropped, to be made again with them.
+    pub(super) fn set_edits(&self, edits: Edits) -> Result<(), crate::edits::EditsError> {
+        edits.save(&self.folder.join(EDITS))?;
+        *self.edits.lock().expect("the edits are never left half-written") = Arc::new(edits);
+        for name in DOWNLOADS.iter().chain([&CORRECTED]) {
+            let _ = std::fs::remove_file(self.folder.join(name));
+        }
+        Ok(())
+    }
+
+    /// A row checked again after an edit: the stored row replaced, the counts and reasons
+    /// recounted.
+    pub(super) fn replace_row(&self, row: &RowReport) -> Result<(), crate::report::ReportError> {
+        let old = crate::report::rows_db::replace_row(&self.rows_db(), row)?;
+        let mut state = self.state.lock().expect("the state is never left half-written");
+        if let (State::Done(finished), Some(old)) = (&*state, old) {
+            let (summary, top_reasons) =
+                crate::report::recount(&finished.summary, &finished.top_reasons, &old, row);
+            *state = State::Done(Arc::new(Finished {
+                summary,
+                top_reasons,
+                journal: finished.journal.clone(),
+                interrupted: finished.interrupted,
+            }));
+        }
+        Ok(())
+    }
+
+    /// The corrected sheet, made now if it is not there yet.
+    pub(super) async fn corrected(&self) -> Option<PathBuf> {
+        let path = self.folder.join(CORRECTED);
+        let _one_at_a_time = self.making.lock().await;
+        if path.exists() {
+            return Some(path);
+        }
+        let opts = self.options();
+        match pipeline::write_corrected_sheet(&opts, &path, self.stop.clone()).await {
+            Ok(_) => Some(path),
+            Err(error) => {
+                tracing::warn!(
+                    "ui: the corrected sheet could not be made: {}",
+                    error_chain(&error)
+                );
+                None
+            }
+        }
     }
 
     /// One of its reports, made now by the same dry run when a finished check has not
@@ -98,7 +164,7 @@ impl Run {
         if path.exists() {
             return Some(path);
         }
-        let mut opts = self.opts.clone();
+        let mut opts = self.options();
         opts.reports = vec![path.clone()];
         let client = self.client.clone();
         let runtime = tokio::runtime::Handle::current();
@@ -170,7 +236,12 @@ impl Runs {
                 std::iter::once(ROWS_DB).chain(DOWNLOADS).map(|name| folder.join(name)).collect()
             }
         };
+        if !opts.edits.is_empty() {
+            // Beside the journal note, so the same run resumes from the CLI with `--edits`.
+            opts.edits.save(&folder.join(EDITS)).map_err(std::io::Error::other)?;
+        }
         let run = Arc::new(Run {
+            edits: Mutex::new(opts.edits.clone()),
             kind,
             source: source.to_string(),
             query,

@@ -146,6 +146,29 @@ pub struct Text {
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
 
+    pub edit_column: &'static str,
+    pub edit_link: fn(u64) -> String,
+    pub row_title: fn(u64) -> String,
+    pub row_intro: &'static str,
+    pub in_file: &'static str,
+    pub value_to_use: &'static str,
+    pub save_row: &'static str,
+    pub row_saved: &'static str,
+    pub exclude_row: &'static str,
+    pub include_row: &'static str,
+    pub row_is_excluded: &'static str,
+    pub back_rows: &'static str,
+    pub row_not_found: &'static str,
+    pub only_finished_checks: &'static str,
+    pub exclude_all: fn(u64) -> String,
+    pub country_for_rows: &'static str,
+    pub set_country: &'static str,
+    pub recheck: &'static str,
+    pub edits_so_far: fn(usize, usize) -> String,
+    pub duplicates_after_edit: &'static str,
+    pub corrected_sheet: &'static str,
+    pub journal_edits_note: fn(&str, &str) -> String,
+
     pub not_found: &'static str,
     pub refused_title: &'static str,
     pub refused_secret: &'static str,
@@ -279,6 +302,7 @@ pub const EN: Text = Text {
         "skipped" => "skipped",
         "failed" => "failed",
         "not_sent" => "not sent yet",
+        "excluded" => "excluded",
         _ => "rows",
     },
     reasons_title: "Why rows are not sent",
@@ -318,6 +342,40 @@ pub const EN: Text = Text {
         format!("`leadsync import` with the same file resumes this run too. Its journal: {path}")
     },
     back_mapping: "Back to the columns",
+
+    edit_column: "Edit",
+    edit_link: |row| format!("Edit row {row}"),
+    row_title: |row| format!("Row {row}"),
+    row_intro: "Change a cell and check the row again. Your file is not changed: the edits \
+                belong to this import (sending uses them) and to the corrected sheet you can \
+                download.",
+    in_file: "In the file",
+    value_to_use: "Value to use",
+    save_row: "Save and check again",
+    row_saved: "Saved and checked again.",
+    exclude_row: "Exclude this row (do not send it)",
+    include_row: "Include this row again",
+    row_is_excluded: "This row is excluded: it is not sent.",
+    back_rows: "Back to the rows",
+    row_not_found: "The sheet has no such row, or the row is blank.",
+    only_finished_checks: "Rows can be changed on a finished check, before it is sent.",
+    exclude_all: |n| format!("Exclude all {n} of these rows"),
+    country_for_rows: "Country for these rows (e.g. DE)",
+    set_country: "Set the country of these rows",
+    recheck: "Check the whole sheet again with my changes",
+    edits_so_far: |cells, excluded| {
+        format!(
+            "Your changes: {cells} rows edited, {excluded} excluded. The file itself is unchanged."
+        )
+    },
+    duplicates_after_edit: "A row checked on its own is not compared with the others: \
+                            duplicates are found again when the whole sheet is checked or sent.",
+    corrected_sheet: "The corrected sheet (XLSX, with your changes, without excluded rows)",
+    journal_edits_note: |journal, edits| {
+        format!(
+            "`leadsync import` with the same file and `--edits {edits}` resumes this run too. Its journal: {journal}"
+        )
+    },
 
     not_found: "There is no such page.",
     refused_title: "Not allowed",
@@ -455,6 +513,7 @@ pub const DE: Text = Text {
         "skipped" => "übersprungen",
         "failed" => "fehlgeschlagen",
         "not_sent" => "noch nicht gesendet",
+        "excluded" => "ausgeschlossen",
         _ => "Zeilen",
     },
     reasons_title: "Warum Zeilen nicht gesendet werden",
@@ -497,6 +556,41 @@ pub const DE: Text = Text {
         )
     },
     back_mapping: "Zurück zu den Spalten",
+
+    edit_column: "Bearbeiten",
+    edit_link: |row| format!("Zeile {row} bearbeiten"),
+    row_title: |row| format!("Zeile {row}"),
+    row_intro: "Ändern Sie eine Zelle und prüfen Sie die Zeile erneut. Ihre Datei bleibt \
+                unverändert: Die Änderungen gehören zu diesem Import (das Senden verwendet sie) \
+                und zur korrigierten Tabelle, die Sie herunterladen können.",
+    in_file: "In der Datei",
+    value_to_use: "Zu verwendender Wert",
+    save_row: "Speichern und erneut prüfen",
+    row_saved: "Gespeichert und erneut geprüft.",
+    exclude_row: "Diese Zeile ausschließen (nicht senden)",
+    include_row: "Diese Zeile wieder einschließen",
+    row_is_excluded: "Diese Zeile ist ausgeschlossen: Sie wird nicht gesendet.",
+    back_rows: "Zurück zu den Zeilen",
+    row_not_found: "Diese Zeile gibt es in der Tabelle nicht, oder sie ist leer.",
+    only_finished_checks: "Zeilen lassen sich nach einer abgeschlossenen Prüfung ändern, vor dem Senden.",
+    exclude_all: |n| format!("Alle {n} dieser Zeilen ausschließen"),
+    country_for_rows: "Land für diese Zeilen (z. B. DE)",
+    set_country: "Das Land dieser Zeilen setzen",
+    recheck: "Die ganze Tabelle mit meinen Änderungen erneut prüfen",
+    edits_so_far: |cells, excluded| {
+        format!(
+            "Ihre Änderungen: {cells} Zeilen bearbeitet, {excluded} ausgeschlossen. Die Datei selbst bleibt unverändert."
+        )
+    },
+    duplicates_after_edit: "Eine einzeln geprüfte Zeile wird nicht mit den anderen verglichen: \
+                            Doppelte werden bei der nächsten Prüfung der ganzen Tabelle oder beim \
+                            Senden wieder gefunden.",
+    corrected_sheet: "Die korrigierte Tabelle (XLSX, mit Ihren Änderungen, ohne ausgeschlossene Zeilen)",
+    journal_edits_note: |journal, edits| {
+        format!(
+            "`leadsync import` mit derselben Datei und `--edits {edits}` setzt diesen Lauf ebenfalls fort. Sein Journal: {journal}"
+        )
+    },
 
     not_found: "Diese Seite gibt es nicht.",
     refused_title: "Nicht erlaubt",

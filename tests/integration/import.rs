@@ -646,3 +646,42 @@ fn an_unquoted_text_value_and_a_country_name_for_the_region_are_understood() {
         rows["rows"].as_array().unwrap().iter().map(|r| r["phone"].clone()).collect();
     assert_eq!(phones[1], "+436641234567", "read as an Austrian number: {phones:?}");
 }
+
+/// `--edits`, the file a check in `leadsync ui` keeps: an edited cell is checked as edited, an
+/// excluded row is reported and never sent, and the sheet is not touched.
+#[test]
+fn an_edits_file_changes_the_rows_as_read_and_leaves_the_sheet_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = write(
+        dir.path(),
+        "leads.csv",
+        "name,phone\nAnna,0151 CALL ME\nBen,+4915123456789\nCem,+4917123456789\n",
+    );
+    let edits = write(
+        dir.path(),
+        "edits.json",
+        r#"{"cells": {"2": {"1": "+49 151 76543210"}}, "excluded": [3]}"#,
+    );
+    let (report, _) = dry_run(&sheet, &["--edits", edits.to_str().unwrap()], 0);
+    assert_eq!(row(&report, 2)["status"], "valid", "{report}");
+    assert_eq!(row(&report, 2)["phone"], "+4915176543210");
+    assert_eq!(row(&report, 3)["status"], "skipped");
+    assert_eq!(codes(row(&report, 3)), ["excluded"]);
+    assert_eq!(report["summary"]["excluded"], 1);
+    assert_eq!(report["summary"]["valid"], 2);
+    assert!(std::fs::read_to_string(&sheet).unwrap().contains("CALL ME"));
+
+    // Without the file the sheet is what it says.
+    let (plain, _) = dry_run(&sheet, &[], 3);
+    assert_eq!(row(&plain, 2)["status"], "rejected");
+    assert!(plain["summary"].get("excluded").is_none(), "written only when there are any");
+
+    let bad = write(dir.path(), "bad.json", r#"{"rows": {}}"#);
+    let (_, err) = Cli::new()
+        .args(["import"])
+        .args([&sheet])
+        .args(["--offline", "--campaign", "1", "--edits"])
+        .args([&bad])
+        .expect_code(1);
+    assert!(err.contains("bad.json") && err.contains("unknown field `rows`"), "{err}");
+}

@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::cli::args::{self, OutputMode};
 use crate::cli::{Config, Outcome, Session};
+use crate::edits::Edits;
 use crate::journal::OnChange;
 use crate::mapping::{MappingFile, parse_delimiter};
 use crate::pipeline::{self, ImportOptions, ImportResult, PushOptions};
@@ -61,6 +62,10 @@ pub struct SourceArgs {
     /// Countries numbers may belong to, e.g. DE,AT,CH (overrides the mapping's `countries`)
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
     pub countries: Option<Vec<String>>,
+    /// Cells changed and rows left out, by row number, without touching the sheet: the
+    /// `edits.json` of a check in `leadsync ui`. A run with edits resumes only with the same edits
+    #[arg(long, value_name = "edits.json")]
+    pub edits: Option<PathBuf>,
     /// Write a report; the format comes from the extension (.json, .csv, .xlsx, .html).
     /// Repeatable
     #[arg(long, value_name = "PATH")]
@@ -216,6 +221,10 @@ pub async fn execute(
             Some(Session::open_in(config, &state_dir).await?)
         }
     };
+    let edits = match &source.edits {
+        Some(path) => Arc::new(Edits::load(path)?),
+        None => Arc::default(),
+    };
     let download = pipeline::download_dir().context("creating a download directory")?;
     let path = pipeline::materialize(&source.source, download.path()).await?;
     let opts = ImportOptions {
@@ -240,6 +249,7 @@ pub async fn execute(
         push,
         display,
         max_rows: None,
+        edits,
     };
     let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;

@@ -25,7 +25,7 @@ pub(super) fn strip(out: &mut impl Write, s: &Summary, run: &RunInfo) -> io::Res
     let good = if run.dry_run { "valid" } else { "valid or created" };
     let parts = [
         (s.valid + s.created, "ok", good),
-        (s.skipped_existing + s.do_not_call, "skip", "skipped"),
+        (s.skipped_existing + s.do_not_call + s.excluded, "skip", "skipped"),
         (s.rejected, "bad", "rejected"),
         (s.duplicates, "dup", "duplicates"),
         (s.failed, "fail", "failed"),

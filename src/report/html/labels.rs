@@ -41,6 +41,7 @@ pub(super) fn reason(code: IssueCode) -> &'static str {
         IssueCode::BlockedSecondaryType => "Second number of a blocked type",
         IssueCode::NoConsent => "No consent",
         IssueCode::MissingVariable => "Variable the assistant needs is empty",
+        IssueCode::Excluded => "Excluded by you",
     }
 }
 

@@ -226,6 +226,7 @@ impl Page<'_> {
             ("Duplicates", s.duplicates, "dup", share(s.duplicates)),
             ("Skipped", s.skipped_existing, "skip", "already on the service".to_string()),
             ("Do not call", s.do_not_call, "skip", "suppressed or no consent".to_string()),
+            ("Excluded", s.excluded, "skip", "left out by you".to_string()),
             ("Failed", s.failed, "fail", "run again to retry".to_string()),
         ];
         writeln!(out, r#"<section class="tiles">"#)?;

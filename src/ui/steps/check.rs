@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::super::App;
 use super::super::page::{self, Esc, Step, View};
-use super::super::runs::{DOWNLOADS, Finished, Kind, Run, State as RunState};
+use super::super::runs::{DOWNLOADS, EDITS, Finished, Kind, Run, State as RunState};
 use super::super::text::Text;
 use super::ReadingChoice;
 use super::mapping::headers_and_mapping;
@@ -93,7 +93,8 @@ pub(in super::super) async fn start_send(
     if app.client.is_none() {
         return failed_page(&view, label, t.no_service_to_send, StatusCode::CONFLICT);
     }
-    let mut opts = run.opts.clone();
+    // With the changes made on the check's page since it finished.
+    let mut opts = run.options();
     opts.dry_run = false;
     opts.offline = false;
     opts.push = Some(PushOptions {
@@ -308,17 +309,24 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, rows: &str, t: 
     }
     body.push_str(&counts(&finished.summary, t));
     body.push_str(&reasons(&finished.top_reasons, t));
+    if run.kind == Kind::Check {
+        body.push_str(&reason_actions(run_id, run, &finished.top_reasons, t));
+    }
     body.push_str(rows);
-    body.push_str(&downloads(run_id, t));
+    body.push_str(&downloads(run_id, run, t));
     match run.kind {
         Kind::Check => body.push_str(&send_form(app, run_id, &finished.summary, t)),
         Kind::Send => {
             if let Some(journal) = &finished.journal {
-                let _ = write!(
-                    body,
-                    "<p>{}</p>",
-                    Esc(&(t.journal_note)(&journal.display().to_string()))
-                );
+                let journal = journal.display().to_string();
+                let note = match run.edits().is_empty() {
+                    true => (t.journal_note)(&journal),
+                    false => {
+                        let edits = run.folder.join(EDITS).display().to_string();
+                        (t.journal_edits_note)(&journal, &edits)
+                    }
+                };
+                let _ = write!(body, "<p>{}</p>", Esc(&note));
             }
             let left = finished.summary.not_sent + finished.summary.failed;
             if left > 0 && app.client.is_some() {
@@ -345,6 +353,7 @@ fn counts(summary: &Summary, t: &Text) -> String {
         ("skipped", summary.skipped_existing + summary.do_not_call),
         ("failed", summary.failed),
         ("not_sent", summary.not_sent),
+        ("excluded", summary.excluded),
     ];
     let mut out = format!("<h2>{}</h2><dl class=\"counts\">", Esc(t.counts));
     for (status, n) in figures.iter().filter(|(s, n)| *n > 0 || *s == "rows") {
@@ -382,7 +391,7 @@ fn reasons(top: &[(IssueCode, u64)], t: &Text) -> String {
     out
 }
 
-fn downloads(run_id: &str, t: &Text) -> String {
+fn downloads(run_id: &str, run: &Run, t: &Text) -> String {
     let mut out = format!("<h2>{}</h2><ul class=\"downloads\">", Esc(t.downloads));
     for (name, label) in DOWNLOADS.iter().zip(t.download_names) {
         let _ = write!(
@@ -392,7 +401,58 @@ fn downloads(run_id: &str, t: &Text) -> String {
             Esc(label)
         );
     }
+    if run.kind == Kind::Check && !run.edits().is_empty() {
+        let _ = write!(
+            out,
+            "<li><a href=\"/run/{}/corrected.xlsx\" download>{}</a></li>",
+            Esc(run_id),
+            Esc(t.corrected_sheet)
+        );
+    }
     out.push_str("</ul>");
+    out
+}
+
+/// The changes so far and one action for every row of a reason, where one fits: exclude every
+/// duplicate; set the country of every row whose country was not recognised (when the check
+/// read countries from a column). Each checks the whole sheet again; so does "check again".
+fn reason_actions(run_id: &str, run: &Run, top: &[(IssueCode, u64)], t: &Text) -> String {
+    let mut out = String::new();
+    let form = |fields: &str, button: &str| {
+        format!(
+            "<form method=\"post\" action=\"/run/{}/reasons\" class=\"reason-action\"><p>{fields}\
+             <button type=\"submit\">{}</button></p></form>",
+            Esc(run_id),
+            Esc(button)
+        )
+    };
+    for (code, n) in top {
+        match code {
+            IssueCode::DuplicateInFile => out.push_str(&form(
+                "<input type=\"hidden\" name=\"action\" value=\"exclude\">",
+                &(t.exclude_all)(*n),
+            )),
+            IssueCode::UnknownCountry if super::edit::country_column(run).is_some() => {
+                let fields = format!(
+                    "<input type=\"hidden\" name=\"action\" value=\"country\">\
+                     <label for=\"country\">{}</label> \
+                     <input id=\"country\" name=\"country\" size=\"4\" required> ",
+                    Esc(t.country_for_rows)
+                );
+                out.push_str(&form(&fields, t.set_country));
+            }
+            _ => {}
+        }
+    }
+    let edits = run.edits();
+    if !edits.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"notice\">{}</p>",
+            Esc(&(t.edits_so_far)(edits.cells.len(), edits.excluded.len()))
+        );
+        out.push_str(&form("<input type=\"hidden\" name=\"action\" value=\"recheck\">", t.recheck));
+    }
     out
 }
 
@@ -455,7 +515,8 @@ impl RowsRender {
         if page_rows.rows.is_empty() {
             let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
         } else {
-            out.push_str(&rows_table(&page_rows.rows, t));
+            let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
+            out.push_str(&rows_table(&page_rows.rows, t, edit));
         }
         let mut links = Vec::new();
         if query.after > 0 {
@@ -519,11 +580,16 @@ impl RowsRender {
     }
 }
 
-pub(super) fn rows_table(rows: &[Value], t: &Text) -> String {
+/// The rows as a table; with `edit` (a finished check's id), each with a link to change it.
+pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String {
+    let edit_head = match edit {
+        Some(_) => format!("<th scope=\"col\">{}</th>", Esc(t.edit_column)),
+        None => String::new(),
+    };
     let mut out = format!(
         "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"rows\" tabindex=\"0\"><table><thead><tr>\
          <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+         <th scope=\"col\">{}</th><th scope=\"col\">{}</th>{edit_head}</tr></thead><tbody>",
         Esc(t.row),
         Esc(t.status),
         Esc(t.number),
@@ -551,11 +617,20 @@ pub(super) fn rows_table(rows: &[Value], t: &Text) -> String {
                 )
             })
             .collect();
+        let number = row["row"].as_u64().unwrap_or_default();
+        let edit_cell = match edit {
+            Some(run_id) => format!(
+                "<td><a href=\"/run/{}/row/{number}\">{}</a></td>",
+                Esc(run_id),
+                Esc(&(t.edit_link)(number))
+            ),
+            None => String::new(),
+        };
         let _ = write!(
             out,
-            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{edit_cell}</tr>",
             Esc(status),
-            row["row"].as_u64().unwrap_or_default(),
+            number,
             Esc((t.status_name)(status)),
             Esc(row["phone"].as_str().unwrap_or_default()),
             Esc(&variables.join("; ")),

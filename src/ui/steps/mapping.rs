@@ -149,7 +149,7 @@ async fn first_rows(
     format!(
         "<h2 id=\"rows\">{}</h2>{}{said}",
         Esc(t.preview_title),
-        super::check::rows_table(&rows, t)
+        super::check::rows_table(&rows, t, None)
     )
 }
 

@@ -4,6 +4,7 @@
 //! exactly as `leadsync import` opens it.
 
 pub(super) mod check;
+pub(super) mod edit;
 pub(super) mod mapping;
 pub(super) mod reading;
 pub(super) mod source;

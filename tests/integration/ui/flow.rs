@@ -10,7 +10,7 @@ use super::{Reply, TestUi, leads_csv};
 use crate::support::{ALICE, TestSandbox};
 
 /// Follows a run's page until it no longer refreshes itself (bounded), returning the last one.
-fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
+pub(super) fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let page = ui.get(run, cookie);
@@ -23,7 +23,7 @@ fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
     }
 }
 
-fn redirected(reply: &Reply, to: &str) -> String {
+pub(super) fn redirected(reply: &Reply, to: &str) -> String {
     assert_eq!(reply.status, 303, "{}", reply.body);
     let location = reply.header("location").to_string();
     assert!(location.starts_with(to), "{location}");
@@ -31,7 +31,7 @@ fn redirected(reply: &Reply, to: &str) -> String {
 }
 
 /// The rows a page's table shows, by row number.
-fn rows_shown(body: &str) -> Vec<u64> {
+pub(super) fn rows_shown(body: &str) -> Vec<u64> {
     body.split("<tr data-status=")
         .skip(1)
         .filter_map(|tr| tr.split("<th scope=\"row\">").nth(1)?.split('<').next()?.parse().ok())

@@ -1,9 +1,11 @@
 //! `leadsync ui` over real HTTP: the server the command starts (`leadsync::ui::Ui`, on a free
 //! loopback port), driven as a browser would drive it. `security` holds the door checks a
 //! browser cannot be trusted to make (a wrong Host, another site's Origin, no key), `steps` the
-//! pages, `command` the binary, `browser` real Chromium.
+//! pages, `command` the binary, `browser` real Chromium, `edits` the changes made to rows on the
+//! Check page.
 
 mod browser;
+mod edits;
 mod flow;
 mod command;
 mod security;

@@ -5,6 +5,8 @@
 //! Rows travel in batches: a reader thread parses, `workers` threads normalize and check, and
 //! the calling thread puts batches back in file order, so "duplicate of row 12" is the same
 //! whatever thread was faster. Channels are bounded, so memory stays flat on any file size.
+//!
+//! `rows` checks a few rows alone, as a run would, for a front that shows one row after an edit.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,9 +17,14 @@ use std::thread;
 
 use tokio::sync::mpsc;
 
+mod rows;
+
+pub use rows::{CheckedRow, check_rows, write_corrected_sheet};
+
 use crate::assistant::{AssistantCheck, Speaker};
 use crate::client::account::AccountError;
 use crate::client::{Client, ClientError};
+use crate::edits::Edits;
 use crate::guards::{GuardError, GuardSpec, Guards};
 use crate::journal::{self, JournalError, OnChange, Reading, RunHeader, RunLock};
 use crate::mapping::{
@@ -74,6 +81,9 @@ pub struct ImportOptions {
     /// Read only this many rows (blank ones included): a preview of the first rows, checked
     /// exactly as the whole sheet would be. `None`: every row.
     pub max_rows: Option<u64>,
+    /// The person's changes to cells and rows (the Check page, `--edits`), applied as each row
+    /// is read; part of the run's identity.
+    pub edits: Arc<Edits>,
 }
 
 /// How a non-dry run sends and keeps its journal.
@@ -111,6 +121,8 @@ pub struct ImportResult {
 pub enum PipelineError {
     #[error(transparent)]
     Source(#[from] SourceError),
+    #[error(transparent)]
+    Corrected(Box<crate::edits::CorrectedError>),
     #[error(transparent)]
     Mapping(#[from] MappingError),
     #[error("invalid mapping: {0}")]
@@ -158,25 +170,8 @@ pub async fn import(
     stop: Arc<AtomicBool>,
 ) -> Result<ImportResult, PipelineError> {
     let started_at = now();
-    let mapping = merged_mapping(opts)?;
-    let source =
-        Source::open_named(&opts.path, &opts.location, &source_options(opts, mapping.as_ref())?)?;
-    let headers = source.headers.clone();
-    let (mapping, mapping_notes) = match mapping {
-        Some(m) => (m, Vec::new()),
-        None => infer_with_overrides(opts, &headers),
-    };
-    // Said before any row is read, on a terminal and off it alike.
-    progress::announce_mapping(opts.display, &mapping_notes);
-    let plan = mapping.resolve(&headers, &opts.location)?;
-    let (assistant, speaker) =
-        assistant_check(opts, &mapping, &plan, &headers, client).await?.unzip();
-    let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
-    let campaigns = match (opts.offline, client) {
-        (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
-        _ => Campaigns::Unchecked,
-    };
-    check_fixed_campaign(&plan, &campaigns)?;
+    let Prepared { source, headers, mapping_notes, plan, assistant, speaker, guards, campaigns } =
+        prepare(opts, client).await?;
     let send = match (&opts.push, client) {
         (Some(push), Some(client)) if !opts.dry_run => {
             Some(prepare_send(opts, push, client, &plan, &source).await?)
@@ -218,6 +213,7 @@ pub async fn import(
         keep_cells,
         workers: worker_count(opts.workers),
         max_rows: opts.max_rows,
+        edits: opts.edits.clone(),
     };
     let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
@@ -285,6 +281,43 @@ pub async fn import(
         return Err(PipelineError::NoRows { location: opts.location.clone() });
     }
     Ok(ImportResult { outcome, run, mapping_notes, push })
+}
+
+/// What checking a row needs, made before the first row is read.
+struct Prepared {
+    source: Source,
+    headers: Vec<String>,
+    mapping_notes: Vec<String>,
+    plan: Plan,
+    assistant: Option<Arc<AssistantCheck>>,
+    speaker: Option<Speaker>,
+    guards: Guards,
+    campaigns: Campaigns,
+}
+
+/// Opens the source, resolves the mapping (inferred when there is none), and fetches what the
+/// checks ask of the service: the assistant, the suppression lists, the campaigns.
+async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepared, PipelineError> {
+    let mapping = merged_mapping(opts)?;
+    let source =
+        Source::open_named(&opts.path, &opts.location, &source_options(opts, mapping.as_ref())?)?;
+    let headers = source.headers.clone();
+    let (mapping, mapping_notes) = match mapping {
+        Some(m) => (m, Vec::new()),
+        None => infer_with_overrides(opts, &headers),
+    };
+    // Said before any row is read, on a terminal and off it alike.
+    progress::announce_mapping(opts.display, &mapping_notes);
+    let plan = mapping.resolve(&headers, &opts.location)?;
+    let (assistant, speaker) =
+        assistant_check(opts, &mapping, &plan, &headers, client).await?.unzip();
+    let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
+    let campaigns = match (opts.offline, client) {
+        (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
+        _ => Campaigns::Unchecked,
+    };
+    check_fixed_campaign(&plan, &campaigns)?;
+    Ok(Prepared { source, headers, mapping_notes, plan, assistant, speaker, guards, campaigns })
 }
 
 /// Rows looked at before the first request to count what a run will send: a sheet of up to
@@ -573,6 +606,7 @@ fn run_header(
 ) -> Result<RunHeader, PipelineError> {
     let fingerprint = journal::fingerprint_file(&opts.path)
         .map_err(|source| PipelineError::Fingerprint { location: opts.location.clone(), source })?;
+    let fingerprint = edited_fingerprint(fingerprint, &opts.edits);
     let reading = Reading {
         sheet: source.sheet.clone(),
         sheet_position: source.sheet_position,
@@ -599,6 +633,15 @@ fn run_header(
         timeout_ms: u64::try_from(client.timeout().as_millis()).unwrap_or(u64::MAX),
         started_at: now(),
     })
+}
+
+/// Edits change what the rows are: the run is the file as edited, resumed only with the same
+/// edits. Without edits the fingerprint is the file's, as it always was.
+fn edited_fingerprint(file: String, edits: &Edits) -> String {
+    match edits.digest() {
+        digest if digest.is_empty() => file,
+        digest => blake3::hash(format!("{file}|edits {digest}").as_bytes()).to_hex().to_string(),
+    }
 }
 
 pub use crate::source::is_url;
@@ -817,6 +860,7 @@ struct Checkers {
     keep_cells: bool,
     workers: usize,
     max_rows: Option<u64>,
+    edits: Arc<Edits>,
 }
 
 impl Checkers {
@@ -860,7 +904,8 @@ fn run_stages(
         let reader = scope.spawn(move || read_batches(source, limit, batch_tx, &spent_rx, stop));
         for checker in row_checkers {
             let (rx, tx, spent) = (batch_rx.clone(), done_tx.clone(), spent_tx.clone());
-            scope.spawn(move || check_batches(&checker, &rx, &tx, &spent));
+            let edits = checkers.edits.clone();
+            scope.spawn(move || check_batches(&checker, &edits, &rx, &tx, &spent));
         }
         drop(spent_tx);
         // Only the threads may hold the channel ends: a stage that stops must unblock the rest.
@@ -907,19 +952,33 @@ fn read_batches(
 
 fn check_batches(
     checker: &RowChecker,
+    edits: &Edits,
     rx: &std::sync::Mutex<Receiver<Batch>>,
     tx: &SyncSender<CheckedBatch>,
     spent: &std::sync::mpsc::Sender<Vec<Record>>,
 ) {
     loop {
         let next = rx.lock().map(|rx| rx.recv());
-        let Ok(Ok((seq, records))) = next else { return };
-        let checked = records.iter().map(|r| (!r.is_blank()).then(|| checker.check(r))).collect();
+        let Ok(Ok((seq, mut records))) = next else { return };
+        let checked = match edits.is_empty() {
+            true => records.iter().map(|r| (!r.is_blank()).then(|| checker.check(r))).collect(),
+            false => records.iter_mut().map(|r| check_edited(checker, edits, r)).collect(),
+        };
         // The reader has stopped when this fails: the records are simply freed here.
         let _ = spent.send(records);
         if tx.send((seq, checked)).is_err() {
             return;
         }
+    }
+}
+
+/// A row with the person's edits put in: excluded, or checked as edited.
+fn check_edited(checker: &RowChecker, edits: &Edits, record: &mut Record) -> Option<Checked> {
+    edits.apply(record);
+    match record.is_blank() {
+        true => None,
+        false if edits.is_excluded(record.row) => Some(checker.excluded(record)),
+        false => Some(checker.check(record)),
     }
 }
 
@@ -967,5 +1026,32 @@ pub async fn materialize(location: &str, dir: &Path) -> Result<PathBuf, Pipeline
         Ok(crate::source::fetch(location, dir).await?)
     } else {
         Ok(PathBuf::from(location))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_with_edits_is_another_run_than_the_files_and_than_other_edits() {
+        let file = "f".repeat(64);
+        assert_eq!(
+            edited_fingerprint(file.clone(), &Edits::default()),
+            file,
+            "no edits: as before"
+        );
+        let mut one = Edits::default();
+        one.exclude(5, true);
+        let mut other = one.clone();
+        other.set_cell(3, 2, "+4915112345678", "0151 CALL ME");
+        let with_one = edited_fingerprint(file.clone(), &one);
+        assert_ne!(with_one, file);
+        assert_ne!(with_one, edited_fingerprint(file.clone(), &other));
+        assert_eq!(
+            with_one,
+            edited_fingerprint(file, &one.clone()),
+            "the same edits: the same run"
+        );
     }
 }

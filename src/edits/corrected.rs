@@ -1,0 +1,71 @@
+//! The corrected sheet: the rows as read, with the person's edits in them and the excluded
+//! rows left out, as an XLSX to take back into the CRM. Every cell is written as text, so a
+//! phone number keeps its leading zero and its `+`, and nothing is turned into a date.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rust_xlsxwriter::{Format, Workbook, XlsxError};
+
+use super::Edits;
+use crate::source::{Source, SourceError};
+
+/// The most rows an XLSX sheet holds, the header's included.
+const XLSX_ROWS: u64 = 1_048_576;
+
+/// Why the corrected sheet could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum CorrectedError {
+    #[error(transparent)]
+    Read(#[from] SourceError),
+    #[error("cannot write the corrected sheet `{path}`: {message}", path = path.display())]
+    Write { path: std::path::PathBuf, message: String },
+    #[error(
+        "the corrected sheet would have more than {XLSX_ROWS} rows, more than Excel holds: download the fix file instead, or split the sheet"
+    )]
+    TooLong,
+    #[error("stopped before the corrected sheet was written")]
+    Stopped,
+}
+
+/// Writes `source`'s header and rows, edited, to `path`; returns the rows written. Blank rows
+/// are left out as a check leaves them out.
+pub fn write_corrected(
+    source: Source,
+    edits: &Edits,
+    path: &Path,
+    stop: &AtomicBool,
+) -> Result<u64, CorrectedError> {
+    let fail =
+        |e: XlsxError| CorrectedError::Write { path: path.to_path_buf(), message: e.to_string() };
+    let mut workbook = Workbook::new();
+    let sheet = workbook.add_worksheet_with_constant_memory().map_err(fail)?;
+    let text = Format::new().set_num_format("@");
+    let bold = Format::new().set_bold().set_num_format("@");
+    for (column, name) in source.headers.iter().enumerate() {
+        sheet.write_string_with_format(0, column as u16, name, &bold).map_err(fail)?;
+    }
+    let mut written = 0u64;
+    for record in source.records() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(CorrectedError::Stopped);
+        }
+        let mut record = record?;
+        if edits.is_excluded(record.row) || record.is_blank() {
+            continue;
+        }
+        edits.apply(&mut record);
+        written += 1;
+        if written >= XLSX_ROWS {
+            return Err(CorrectedError::TooLong);
+        }
+        let row = u32::try_from(written).map_err(|_| CorrectedError::TooLong)?;
+        for (column, cell) in record.cells.iter().enumerate().take(usize::from(u16::MAX)) {
+            if !cell.is_empty() {
+                sheet.write_string_with_format(row, column as u16, cell, &text).map_err(fail)?;
+            }
+        }
+    }
+    workbook.save(path).map_err(fail)?;
+    Ok(written)
+}

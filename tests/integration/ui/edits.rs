@@ -1,0 +1,205 @@
+//! The changes a person makes on the Check page, over real HTTP against the sandbox: a cell
+//! fixed and checked again by the library, a row excluded, one action for every row of a
+//! reason; the send sends the rows as changed and the corrected sheet holds them, while the
+//! uploaded file stays as it was.
+
+use calamine::{Data, Reader, open_workbook_auto_from_rs};
+use serde_json::Value;
+
+use super::flow::{finished, redirected, rows_shown};
+use super::{TestUi, leads_csv};
+use crate::support::{ALICE, TestSandbox};
+
+/// A count the page shows (`valid`, `rejected`, `excluded`, …), 0 when it shows none.
+fn figure(body: &str, status: &str) -> u64 {
+    let Some(dd) = body.split(&format!("<div data-status=\"{status}\"><dt>")).nth(1) else {
+        return 0;
+    };
+    dd.split("<dd>").nth(1).unwrap().split('<').next().unwrap().parse().unwrap()
+}
+
+/// The one row a search finds.
+fn row_found(ui: &TestUi, cookie: &str, check: &str, search: &str) -> u64 {
+    let found = rows_shown(&ui.get(&format!("{check}?q={search}"), cookie).body);
+    assert_eq!(found.len(), 1, "one row for {search}: {found:?}");
+    found[0]
+}
+
+/// The form number of the cell that holds `value` on a row page.
+fn cell_holding(body: &str, value: &str) -> String {
+    let at = body.find(&format!("value=\"{value}\"")).unwrap_or_else(|| panic!("no {value}"));
+    let before = &body[..at];
+    let name = &before[before.rfind("name=\"cell").unwrap() + "name=\"".len()..];
+    name[..name.find('"').unwrap()].to_string()
+}
+
+fn check_leads(ui: &TestUi, cookie: &str, region: &str) -> String {
+    let reading = ui.upload_ok(cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(
+        ui.post(&format!("/check/{id}"), cookie).form(&[("campaign", ""), ("region", region)]),
+    );
+    redirected(&started, "/run/")
+}
+
+#[test]
+fn a_fixed_cell_and_an_excluded_row_are_checked_again_and_sent_as_changed() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 0.0;
+    });
+    let cookie = ui.login();
+    let check = check_leads(&ui, &cookie, "DE");
+    let before = finished(&ui, &cookie, &check);
+    let (valid, rejected) = (figure(&before.body, "valid"), figure(&before.body, "rejected"));
+    let thomas = row_found(&ui, &cookie, &check, "call%20me");
+    let jan = row_found(&ui, &cookie, &check, "vries");
+    assert!(before.body.contains(&format!("href=\"{check}/row/{thomas}\">Edit row {thomas}</a>")));
+
+    // Thomas typed a word: his row page shows the cell as the file has it, to be changed.
+    let row_page = ui.get(&format!("{check}/row/{thomas}"), &cookie);
+    assert_eq!(row_page.status, 200, "{}", row_page.body);
+    assert!(row_page.body.contains("need fixing"), "{}", row_page.body);
+    let phone = cell_holding(&row_page.body, "0151 CALL ME");
+    let saved = ui.send(
+        ui.post(&format!("{check}/row/{thomas}"), &cookie)
+            .form(&[(phone.as_str(), "0151 76543210")]),
+    );
+    let location = redirected(&saved, &format!("{check}/row/{thomas}"));
+    let fixed = ui.get(&location, &cookie);
+    assert!(fixed.body.contains("Saved and checked again."), "{}", fixed.body);
+    assert!(fixed.body.contains("+4915176543210"), "the library's E.164: {}", fixed.body);
+    assert!(fixed.body.contains("ready to send"), "{}", fixed.body);
+    assert!(fixed.body.contains("<td>0151 CALL ME</td>"), "the file's cell is still shown");
+
+    // Jan, ready to send, is left out.
+    assert!(rows_shown(&ui.get(&format!("{check}?status=valid"), &cookie).body).contains(&jan));
+    let excluded =
+        ui.send(ui.post(&format!("{check}/row/{jan}/exclude"), &cookie).form(&[("exclude", "1")]));
+    redirected(&excluded, &format!("{check}/row/{jan}"));
+    let jan_page = ui.get(&format!("{check}/row/{jan}"), &cookie);
+    assert!(jan_page.body.contains("This row is excluded"), "{}", jan_page.body);
+    assert!(jan_page.body.contains("Include this row again"), "{}", jan_page.body);
+
+    // The counts and the table are the library's verdicts on the changed rows.
+    let after = ui.get(&check, &cookie);
+    assert_eq!(figure(&after.body, "valid"), valid, "Thomas in, Jan out");
+    assert_eq!(figure(&after.body, "rejected"), rejected - 1);
+    assert_eq!(figure(&after.body, "excluded"), 1);
+    assert!(after.body.contains("1 rows edited, 1 excluded"), "{}", after.body);
+    let valid_rows = rows_shown(&ui.get(&format!("{check}?status=valid"), &cookie).body);
+    assert!(valid_rows.contains(&thomas) && !valid_rows.contains(&jan), "{valid_rows:?}");
+    let excluded_rows = rows_shown(&ui.get(&format!("{check}?reason=excluded"), &cookie).body);
+    assert_eq!(excluded_rows, [jan]);
+
+    // The reports made now are made with the changes.
+    let report: Value =
+        serde_json::from_str(&ui.get(&format!("{check}/files/report.json"), &cookie).body).unwrap();
+    assert_eq!(report["summary"]["excluded"], 1, "{}", report["summary"]);
+    assert_eq!(report["summary"]["valid"].as_u64().unwrap(), valid);
+
+    // The corrected sheet: Thomas's new number, no Jan; the uploaded file is untouched.
+    let corrected = ui.get(&format!("{check}/corrected.xlsx"), &cookie);
+    assert_eq!(corrected.status, 200);
+    let bytes = ui
+        .runtime
+        .block_on(async {
+            ui.http
+                .get(ui.url(&format!("{check}/corrected.xlsx")))
+                .header(reqwest::header::COOKIE, &cookie)
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+        })
+        .unwrap();
+    let mut book = open_workbook_auto_from_rs(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let sheet = book.worksheet_range_at(0).unwrap().unwrap();
+    let cells: Vec<String> = sheet.rows().flatten().map(Data::to_string).collect();
+    assert!(cells.contains(&"0151 76543210".to_string()), "{cells:?}");
+    assert!(!cells.iter().any(|c| c.contains("de Vries")), "the excluded row is left out");
+    assert!(!cells.contains(&"0151 CALL ME".to_string()));
+    let uploads = super::files_under(&ui.uploads());
+    let original = std::fs::read_to_string(&uploads[0]).unwrap();
+    assert!(original.contains("0151 CALL ME") && original.contains("de Vries"), "the file stays");
+
+    // The send sends the rows as changed.
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let results = finished(&ui, &cookie, &send);
+    assert_eq!(figure(&results.body, "created"), valid, "{}", results.body);
+    let leads = sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    let phones: Vec<&str> = leads.iter().map(|l| l.phone_number.as_str()).collect();
+    assert_eq!(leads.len() as u64, valid);
+    assert!(phones.contains(&"+4915176543210"), "{phones:?}");
+    assert!(!phones.contains(&"+31612345678"), "Jan is not sent: {phones:?}");
+    assert!(
+        results.body.contains("--edits"),
+        "the CLI resumes it with the edits: {}",
+        results.body
+    );
+}
+
+#[test]
+fn every_duplicate_is_excluded_with_one_action_and_the_sheet_checked_again() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let check = check_leads(&ui, &cookie, "DE");
+    let page = finished(&ui, &cookie, &check);
+    let duplicates = figure(&page.body, "duplicate");
+    assert!(duplicates > 0, "{}", page.body);
+    assert!(
+        page.body.contains(&format!("Exclude all {duplicates} of these rows")),
+        "{}",
+        page.body
+    );
+    let acted =
+        ui.send(ui.post(&format!("{check}/reasons"), &cookie).form(&[("action", "exclude")]));
+    let again = redirected(&acted, "/run/");
+    assert_ne!(again, check, "a new check of the whole sheet");
+    let page = finished(&ui, &cookie, &again);
+    assert_eq!(figure(&page.body, "duplicate"), 0, "{}", page.body);
+    assert_eq!(figure(&page.body, "excluded"), duplicates);
+    assert!(page.body.contains("Check the whole sheet again with my changes"), "{}", page.body);
+}
+
+#[test]
+fn the_country_of_every_row_whose_country_was_not_recognised_is_set_at_once() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let sheet = "Name,Telefon,Land\nAnna,030 1234567,Atlantis\nBen,0151 23456789,Deutschland\n\
+                 Cem,0171 2345678,Atlantis\n";
+    let reading = ui.upload_ok(&cookie, "laender.csv", sheet.as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mapping = ui.get(&format!("/mapping/{id}"), &cookie);
+    let land = super::steps::column_index(&mapping.body, "Land");
+    let role = format!("role{land}");
+    let form = [("campaign", "10"), (role.as_str(), "country")];
+    let check =
+        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+    let page = finished(&ui, &cookie, &check);
+    assert!(page.body.contains("<code>unknown_country</code>"), "{}", page.body);
+    assert_eq!(figure(&page.body, "rejected"), 2, "{}", page.body);
+    assert!(page.body.contains("Set the country of these rows"), "{}", page.body);
+    let form = [("action", "country"), ("country", "DE")];
+    let again =
+        redirected(&ui.send(ui.post(&format!("{check}/reasons"), &cookie).form(&form)), "/run/");
+    let page = finished(&ui, &cookie, &again);
+    assert_eq!(figure(&page.body, "rejected"), 0, "{}", page.body);
+    assert_eq!(figure(&page.body, "valid"), 3, "{}", page.body);
+}
+
+#[test]
+fn rows_of_a_send_or_of_an_unknown_run_cannot_be_changed() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    assert_eq!(ui.get("/run/nope/row/2", &cookie).status, 404);
+    let refused = ui.send(ui.post("/run/nope/row/2/exclude", &cookie).form(&[("exclude", "1")]));
+    assert_eq!(refused.status, 404);
+    let check = check_leads(&ui, &cookie, "DE");
+    finished(&ui, &cookie, &check);
+    assert_eq!(ui.get(&format!("{check}/row/99999"), &cookie).status, 404, "past the end");
+}

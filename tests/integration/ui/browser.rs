@@ -120,9 +120,10 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
 
 /// The German CRM export from file to leads on the sandbox, in German, in Chromium, with the
 /// keyboard alone (Enter on each control): upload, Reading, Mapping, "Alle Zeilen prüfen", the
-/// check page (which reloads itself until the check is done), "N Leads senden", Results. The leads on the service are exactly the rows
-/// the run reports created, with their secondary numbers. Screenshots of the check and the
-/// results join the others.
+/// check page (which reloads itself until the check is done), Sophie's invalid number fixed on
+/// her row's page, Anna's first row excluded (her second is then sent), "N Leads senden", Results. The leads on the service are
+/// exactly the rows the run reports created, with their secondary numbers, Sophie's fixed
+/// number and Anna once. Screenshots of the check, the row and the results join the others.
 #[test]
 fn chromium_takes_the_german_export_from_file_to_leads() {
     let Some(driver) = WebDriver::start() else {
@@ -155,6 +156,27 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
     assert!(check.contains("<code>invalid_phone</code>"), "Sophie's 0151 CALL ME: {check}");
     driver.screenshot(&session, "4-check.png");
     let checked = driver.url(&session);
+
+    // Sophie's number fixed on her row's page, checked again by the library.
+    driver.press_enter(&session, "//tr[contains(., 'CALL ME')]//a[contains(., 'bearbeiten')]");
+    let phone = driver.by_label(&session, "Telefon");
+    driver.call(&session, "POST", &format!("element/{phone}/clear"), serde_json::json!({}));
+    let typed = serde_json::json!({"text": "0151 76543210\u{E007}"});
+    driver.call(&session, "POST", &format!("element/{phone}/value"), typed);
+    driver.wait_for_address(&session, "saved=1");
+    let fixed = driver.source(&session);
+    assert!(fixed.contains("+4915176543210") && fixed.contains("bereit zum Senden"), "{fixed}");
+    driver.screenshot(&session, "4b-row.png");
+    // Anna's first row left out: her second, a duplicate until now, is the one sent.
+    driver.press_enter(&session, "//a[normalize-space()='Zurück zu den Zeilen']");
+    let anna = "//tr[@data-status='valid' and contains(., 'Anna')]//a[contains(., 'bearbeiten')]";
+    driver.press_enter(&session, anna);
+    driver.press_enter(&session, "//button[contains(., 'Diese Zeile ausschließen')]");
+    driver.wait_for_address(&session, "saved=1");
+    assert!(driver.source(&session).contains("Diese Zeile ist ausgeschlossen"));
+    driver.press_enter(&session, "//a[normalize-space()='Zurück zu den Zeilen']");
+    let edited = driver.source(&session);
+    assert!(edited.contains("1 Zeilen bearbeitet, 1 ausgeschlossen"), "{edited}");
     driver.press_enter(&session, "//button[contains(., 'Leads senden')]");
     let results = driver.settled(&session, &checked);
     assert!(results.contains("<h1>Ergebnis</h1>"), "{results}");
@@ -182,6 +204,15 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
     // Lena Huber's `0664 1234567` is read in her country column's Austria, not in Germany.
     assert!(report.to_string().contains("+436641234567"), "{report}");
     assert_eq!(on_service, created);
+    assert!(on_service.contains(&"+4915176543210".to_string()), "Sophie as fixed: {on_service:?}");
+    assert_eq!(on_service, ["+4915123456789", "+4915176543210", "+49301234567"]);
+    let status = |row: u64| {
+        let rows = report["rows"].as_array().unwrap();
+        let found = rows.iter().find(|r| r["row"] == row).unwrap();
+        (found["status"].as_str().unwrap().to_string(), found["errors"][0]["code"].clone())
+    };
+    assert_eq!(status(4), ("skipped".to_string(), serde_json::json!("excluded")));
+    assert_eq!(status(10).0, "created", "Anna's second row, no longer a duplicate");
     let mueller = leads.iter().find(|l| l.phone_number == "+49301234567").expect("Jürgen Müller");
     let second: Vec<&str> =
         mueller.secondary_contacts.iter().map(|c| c.phone_number.as_str()).collect();

@@ -269,6 +269,15 @@ impl Runs {
         Ok(id)
     }
 
+    /// Every run of this server's life, the newest first: the Source page lists them, so a send
+    /// whose tab was closed is found again.
+    pub(super) fn newest_first(&self) -> Vec<(String, Arc<Run>)> {
+        let runs = self.runs.lock().expect("the table is never left half-written");
+        let mut all: Vec<_> = runs.iter().map(|(id, run)| (id.clone(), run.clone())).collect();
+        all.sort_by_key(|(_, run)| std::cmp::Reverse(run.started));
+        all
+    }
+
     /// Asks every run still going to stop, as Ctrl-C asks the CLI's.
     pub(super) fn stop_all(&self) {
         for run in self.runs.lock().expect("the table is never left half-written").values() {

@@ -146,6 +146,11 @@ pub struct Text {
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
 
+    pub runs_title: &'static str,
+    pub run_running: &'static str,
+    pub run_stopped: &'static str,
+    pub run_done: &'static str,
+    pub minutes_ago: fn(u64) -> String,
     pub edit_column: &'static str,
     pub edit_link: fn(u64) -> String,
     pub row_title: fn(u64) -> String,
@@ -343,6 +348,15 @@ pub const EN: Text = Text {
     },
     back_mapping: "Back to the columns",
 
+    runs_title: "Checks and sends since leadsync ui started",
+    run_running: "under way",
+    run_stopped: "stopped before the end",
+    run_done: "done",
+    minutes_ago: |m| match m {
+        0 => "started just now".to_string(),
+        1 => "started a minute ago".to_string(),
+        m => format!("started {m} minutes ago"),
+    },
     edit_column: "Edit",
     edit_link: |row| format!("Edit row {row}"),
     row_title: |row| format!("Row {row}"),
@@ -557,6 +571,15 @@ pub const DE: Text = Text {
     },
     back_mapping: "Zurück zu den Spalten",
 
+    runs_title: "Prüfungen und Sendungen seit dem Start von leadsync ui",
+    run_running: "läuft",
+    run_stopped: "vor dem Ende angehalten",
+    run_done: "fertig",
+    minutes_ago: |m| match m {
+        0 => "gerade gestartet".to_string(),
+        1 => "vor einer Minute gestartet".to_string(),
+        m => format!("vor {m} Minuten gestartet"),
+    },
     edit_column: "Bearbeiten",
     edit_link: |row| format!("Zeile {row} bearbeiten"),
     row_title: |row| format!("Zeile {row}"),

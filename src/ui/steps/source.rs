@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::super::page::{self, Esc, Step, View};
+use super::super::runs::{Kind, State as RunState};
 use super::super::sources::Chosen;
 use super::super::upload::{self, UploadError};
 use super::super::{App, text::Text};
@@ -16,6 +17,8 @@ use crate::pipeline;
 use crate::source::is_url;
 
 const MIB: u64 = 1024 * 1024;
+/// Runs listed on the Source page at most.
+const MAX_RUNS_LISTED: usize = 20;
 
 pub(in super::super) async fn show(State(app): State<App>, view: View) -> Response {
     render(&app, &view, None, "", StatusCode::OK)
@@ -103,6 +106,39 @@ fn to_reading(id: &str) -> Response {
     Redirect::to(&format!("/reading/{id}")).into_response()
 }
 
+/// The checks and sends of this server's life, each linked to its page: a send goes on when its
+/// tab is closed, and is found here again.
+fn runs_so_far(app: &App, t: &Text) -> String {
+    let runs = app.runs.newest_first();
+    if runs.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("<h2>{}</h2><ul class=\"runs\">", Esc(t.runs_title));
+    for (id, run) in runs.iter().take(MAX_RUNS_LISTED) {
+        let kind = match run.kind {
+            Kind::Check => t.check_title,
+            Kind::Send => t.send_title,
+        };
+        let state = match run.state() {
+            RunState::Running => t.run_running,
+            RunState::Done(finished) if finished.interrupted => t.run_stopped,
+            RunState::Done(_) => t.run_done,
+            RunState::Failed(_) => t.run_failed,
+        };
+        let minutes = run.started.elapsed().as_secs() / 60;
+        out.push_str(&format!(
+            "<li><a href=\"/run/{}\">{} · {}</a> · {} · {}</li>",
+            Esc(id),
+            Esc(kind),
+            Esc(&run.opts.location),
+            Esc(state),
+            Esc(&(t.minutes_ago)(minutes))
+        ));
+    }
+    out.push_str("</ul>");
+    out
+}
+
 fn render(
     app: &App,
     view: &View,
@@ -141,5 +177,6 @@ fn render(
         location_hint = Esc(t.location_hint),
         location_button = Esc(t.location_button),
     );
+    let body = body + &runs_so_far(app, t);
     page::page(view, app.service.label(t), Step::Source, t.source_title, &body, status)
 }

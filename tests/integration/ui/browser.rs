@@ -219,6 +219,79 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
     assert_eq!(second, ["+491719876543"], "his Mobil as a second number");
 }
 
+/// A send interrupted in the browser and resumed from it: Chromium checks leads.csv with
+/// duplicates allowed (so the service would take a row sent twice, and the count would show
+/// it), sends at 2 a second, presses "Stop sending" midway, leaves for the Source page as if
+/// the tab had been closed, finds the stopped send in its list, and presses "Send the rest".
+/// The sandbox then holds every valid row exactly once.
+#[test]
+fn chromium_stops_a_send_midway_and_sends_the_rest_exactly_once() {
+    let Some(driver) = WebDriver::start() else {
+        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
+        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
+        return;
+    };
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 2.0;
+        config.push.concurrency = 1;
+    });
+    let session = driver.session(&ui.dir.path().join("chromium-profile"));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
+    let location = driver.by_label(&session, "Path or link");
+    let keys = format!("{}\u{E007}", sample("leads.csv").display());
+    driver.call(
+        &session,
+        "POST",
+        &format!("element/{location}/value"),
+        serde_json::json!({"text": keys}),
+    );
+    driver.press_enter(&session, "//a[normalize-space()='Next: the columns']");
+    driver.click(&session, "//select[@id='campaign']/option[contains(., 'Spring Outreach')]");
+    driver.click(&session, "//input[@name='allow_duplicates']");
+    let mapping = driver.url(&session);
+    driver.press_enter(&session, "//button[normalize-space()='Check all rows']");
+    let check = driver.settled(&session, &mapping);
+    let valid: usize = check
+        .split("<div data-status=\"valid\"><dt>")
+        .nth(1)
+        .and_then(|d| d.split("<dd>").nth(1)?.split('<').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{check}"));
+    assert!(valid >= 8, "enough to stop midway: {check}");
+    let checked = driver.url(&session);
+    driver.press_enter(&session, "//button[contains(., 'leads')]");
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap().len();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    // The page reloads itself while it sends: a press can land on a page on its way out, and
+    // a find must not wait for a button while the send goes on without it.
+    driver.call(&session, "POST", "timeouts", serde_json::json!({"implicit": 0}));
+    while leads() == 0
+        || !driver.try_press_enter(&session, "//button[normalize-space()='Stop sending']")
+    {
+        assert!(std::time::Instant::now() < deadline, "{}", driver.source(&session));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    driver.call(&session, "POST", "timeouts", serde_json::json!({"implicit": 15_000}));
+    let stopped = driver.settled(&session, &checked);
+    assert!(stopped.contains("Stopped before the end"), "{stopped}");
+    let first = leads();
+    assert!(first > 0 && first < valid, "stopped midway: {first} of {valid}");
+    driver.screenshot(&session, "6-stopped.png");
+
+    // The tab closed: the app opened again lists the stopped send.
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/")}));
+    driver.press_enter(&session, "//ul[@class='runs']//a[contains(., 'Send')]");
+    let send = driver.url(&session);
+    let page = driver.source(&session);
+    assert!(page.contains("Send the rest"), "{page}");
+    driver.press_enter(&session, "//button[normalize-space()='Send the rest']");
+    let rest = driver.settled(&session, &send);
+    assert!(!rest.contains("Stopped before the end"), "{rest}");
+    assert_eq!(leads(), valid, "every valid row once, none twice");
+    driver.call(&session, "DELETE", "", serde_json::json!({}));
+}
+
 /// A chromedriver child on a free port, killed when dropped.
 struct WebDriver {
     child: std::process::Child,
@@ -366,6 +439,31 @@ impl WebDriver {
             assert!(std::time::Instant::now() < deadline, "never finished: {page}");
             std::thread::sleep(std::time::Duration::from_millis(200));
         }
+    }
+
+    /// Clicks the element an XPath finds (a select's option, a checkbox).
+    fn click(&self, session: &str, xpath: &str) {
+        let element = self.find(session, xpath);
+        self.call(session, "POST", &format!("element/{element}/click"), serde_json::json!({}));
+    }
+
+    /// Enter on the element an XPath finds, if it is there and still on the page; false if the
+    /// page went away under it.
+    fn try_press_enter(&self, session: &str, xpath: &str) -> bool {
+        let url = |path: &str| format!("{}/session/{session}/{path}", self.base);
+        self.runtime.block_on(async {
+            let find = serde_json::json!({"using": "xpath", "value": xpath});
+            let Ok(reply) = self.http.post(url("element")).json(&find).send().await else {
+                return false;
+            };
+            let found: serde_json::Value = reply.json().await.unwrap_or_default();
+            let Some(id) = found["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str() else {
+                return false;
+            };
+            let enter = serde_json::json!({"text": "\u{E007}"});
+            let pressed = self.http.post(url(&format!("element/{id}/value"))).json(&enter).send();
+            pressed.await.is_ok_and(|r| r.status().is_success())
+        })
     }
 
     /// The control a `<label>` with this text names.

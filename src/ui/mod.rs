@@ -197,6 +197,10 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/mapping/{id}", get(steps::mapping::show))
         .route("/mapping/{id}/mapping.toml", get(steps::mapping::download))
         .route("/mapping/{id}/save", post(steps::mapping::save))
+        .route(
+            "/mapping/{id}/suppress",
+            post(steps::callable::upload_list).layer(DefaultBodyLimit::max(upload_limit)),
+        )
         .route("/check/{id}", post(steps::check::start_check))
         .route("/send/{run}", post(steps::check::start_send))
         .route("/run/{run}", get(steps::check::show))

@@ -2,6 +2,8 @@
 //! [`Text`] and never writes a sentence of its own, so a missing translation is a compile error
 //! (both languages are values of the same struct) rather than an English word on a German page.
 
+use crate::phone::NumberType;
+
 /// The strings of one language. Texts with a value in them are functions.
 pub struct Text {
     /// The `lang` attribute of the page.
@@ -146,6 +148,18 @@ pub struct Text {
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
 
+    pub callable_legend: &'static str,
+    pub countries_label: &'static str,
+    pub countries_hint: &'static str,
+    pub block_legend: &'static str,
+    /// A kind of number in words.
+    pub number_kind: fn(NumberType) -> &'static str,
+    pub consent_values_label: fn(&str) -> String,
+    pub suppress_legend: &'static str,
+    pub suppress_label: &'static str,
+    pub suppress_hint: &'static str,
+    pub suppress_button: &'static str,
+    pub suppress_in_use: fn(&str) -> String,
     pub runs_title: &'static str,
     pub run_running: &'static str,
     pub run_stopped: &'static str,
@@ -348,6 +362,18 @@ pub const EN: Text = Text {
     },
     back_mapping: "Back to the columns",
 
+    callable_legend: "Who may be called",
+    countries_label: "Countries numbers may belong to",
+    countries_hint: "e.g. DE, AT, CH; empty: any country",
+    block_legend: "Never call these kinds of number",
+    number_kind: NumberType::label,
+    consent_values_label: |column| format!("Values in `{column}` that mean the person agreed"),
+    suppress_legend: "Suppression (do-not-call) lists",
+    suppress_label: "A list of numbers never to call",
+    suppress_hint: "CSV, TXT, XLSX or ODS with one number per row; +49900* stands for every \
+                    number that starts so. Each list added is used by the check and the send.",
+    suppress_button: "Add the list",
+    suppress_in_use: |name| format!("Suppression list in use: {name}"),
     runs_title: "Checks and sends since leadsync ui started",
     run_running: "under way",
     run_stopped: "stopped before the end",
@@ -571,6 +597,33 @@ pub const DE: Text = Text {
     },
     back_mapping: "Zurück zu den Spalten",
 
+    callable_legend: "Wer angerufen werden darf",
+    countries_label: "Länder, zu denen Nummern gehören dürfen",
+    countries_hint: "z. B. DE, AT, CH; leer: jedes Land",
+    block_legend: "Diese Arten von Nummern nie anrufen",
+    number_kind: |kind| match kind {
+        NumberType::Mobile => "Mobilnummer",
+        NumberType::FixedLine => "Festnetz",
+        NumberType::FixedLineOrMobile => "Festnetz oder Mobil",
+        NumberType::TollFree => "gebührenfrei",
+        NumberType::PremiumRate => "Mehrwertdienst",
+        NumberType::SharedCost => "geteilte Kosten",
+        NumberType::Voip => "VoIP",
+        NumberType::PersonalNumber => "persönliche Nummer",
+        NumberType::Pager => "Pager",
+        NumberType::Uan => "Sammelrufnummer (UAN)",
+        NumberType::Voicemail => "Mailbox",
+        NumberType::Unknown => "unbekannte Art",
+    },
+    consent_values_label: |column| {
+        format!("Werte in `{column}`, die bedeuten, dass die Person zugestimmt hat")
+    },
+    suppress_legend: "Sperrlisten (nicht anrufen)",
+    suppress_label: "Eine Liste von Nummern, die nie angerufen werden",
+    suppress_hint: "CSV, TXT, XLSX oder ODS mit einer Nummer je Zeile; +49900* steht für jede \
+                    Nummer, die so beginnt. Jede hinzugefügte Liste gilt für Prüfung und Senden.",
+    suppress_button: "Liste hinzufügen",
+    suppress_in_use: |name| format!("Verwendete Sperrliste: {name}"),
     runs_title: "Prüfungen und Sendungen seit dem Start von leadsync ui",
     run_running: "läuft",
     run_stopped: "vor dem Ende angehalten",

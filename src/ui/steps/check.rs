@@ -52,12 +52,17 @@ pub(in super::super) async fn start_check(
     };
     // The mapping the Mapping page showed, country and consent columns included: `import`
     // without a mapping file only proposes those, but here the person has seen them in use.
-    match headers_and_mapping(&chosen, &choice, &pairs, t).await {
-        Ok((_, mapping)) => opts.mapping = Some(mapping),
+    let mut mapping = match headers_and_mapping(&chosen, &choice, &pairs, t).await {
+        Ok((_, mapping)) => mapping,
         Err(message) => {
             return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
         }
+    };
+    // Who may be called: the countries, the kinds of number, consent, suppression lists.
+    if let Err(message) = super::callable::apply(&app, &pairs, &mut mapping, &mut opts, t) {
+        return failed_page(&view, label, &message, StatusCode::UNPROCESSABLE_ENTITY);
     }
+    opts.mapping = Some(mapping);
     let text = |s: String| Some(s.trim().to_string()).filter(|s| !s.is_empty());
     opts.campaign = text(field("campaign"));
     opts.region = text(field("region"));
@@ -68,9 +73,12 @@ pub(in super::super) async fn start_check(
     opts.offline = app.client.is_none();
     opts.display = Display::Hidden;
     // The roles travel with the way back to the Mapping page, as its own address carries them.
-    let roles = pairs
-        .iter()
-        .filter(|(k, _)| k.starts_with("role") || k.starts_with("name") || k == "assistant");
+    let roles = pairs.iter().filter(|(k, _)| {
+        k.starts_with("role")
+            || k.starts_with("name")
+            || k == "assistant"
+            || k == super::callable::SUPPRESS
+    });
     let query = [choice.query(), page::query(roles.map(|(k, v)| (k.as_str(), v.as_str())))]
         .into_iter()
         .filter(|q| !q.is_empty())

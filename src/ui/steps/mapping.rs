@@ -61,7 +61,10 @@ pub(in super::super) async fn show(
         let _ =
             write!(carried, "<input type=\"hidden\" name=\"assistant\" value=\"{}\">", speaker.id);
     }
-    body.push_str(&check_form(&id, &choice, &carried, campaign_column, &campaigns, t));
+    body.push_str(&super::callable::upload_form(&id, raw.as_deref().unwrap_or_default(), t));
+    let callable = super::callable::fields(&app, &mapping, &pairs, t);
+    let campaign = (campaign_column, campaigns.as_slice());
+    body.push_str(&check_form(&id, &choice, &carried, campaign, &callable, t));
     body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
 }
@@ -447,8 +450,8 @@ fn check_form(
     id: &str,
     choice: &ReadingChoice,
     carried: &str,
-    campaign_column: Option<&str>,
-    campaigns: &[(u64, String)],
+    (campaign_column, campaigns): (Option<&str>, &[(u64, String)]),
+    callable: &str,
     t: &Text,
 ) -> String {
     let mut form = format!(
@@ -504,7 +507,7 @@ fn check_form(
         form,
         "</p><p><label for=\"region\">{}</label> <span class=\"hint\" id=\"region-hint\">{}</span><br>\
          <input id=\"region\" name=\"region\" value=\"{}\" aria-describedby=\"region-hint\"></p>\
-         <p><input type=\"checkbox\" id=\"allow_duplicates\" name=\"allow_duplicates\"> \
+         {callable}<p><input type=\"checkbox\" id=\"allow_duplicates\" name=\"allow_duplicates\"> \
          <label for=\"allow_duplicates\">{}</label></p>\
          <p><button type=\"submit\">{}</button></p></fieldset></form>",
         Esc(t.region_label),

@@ -3,6 +3,7 @@
 //! address that can be reloaded or bookmarked) and the sheet opened with them, by the library,
 //! exactly as `leadsync import` opens it.
 
+pub(super) mod callable;
 pub(super) mod check;
 pub(super) mod edit;
 pub(super) mod mapping;

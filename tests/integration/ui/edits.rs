@@ -203,3 +203,57 @@ fn rows_of_a_send_or_of_an_unknown_run_cannot_be_changed() {
     finished(&ui, &cookie, &check);
     assert_eq!(ui.get(&format!("{check}/row/99999"), &cookie).status, 404, "past the end");
 }
+
+/// Who may be called, chosen on the Mapping page: a suppression list uploaded there, the
+/// countries numbers may belong to, the kinds of number never called. The check holds every
+/// row to them through the library's guards.
+#[test]
+fn a_suppression_list_countries_and_blocked_kinds_chosen_on_the_mapping_page_hold() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mapping = ui.get(&format!("/mapping/{id}"), &cookie);
+    assert!(
+        mapping.body.contains("value=\"premium_rate\" checked>"),
+        "the default: {}",
+        mapping.body
+    );
+    assert!(mapping.body.contains("<label for=\"suppress-file\">"), "{}", mapping.body);
+
+    let (content_type, body) = super::multipart("file", "do-not-call.csv", b"+4915123456789\n");
+    let added = ui.send(
+        ui.post(&format!("/mapping/{id}/suppress?region=DE"), &cookie)
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(body),
+    );
+    let back = redirected(&added, &format!("/mapping/{id}?region=DE&suppress="));
+    let list = back.rsplit("suppress=").next().unwrap().to_string();
+    let mapping = ui.get(&back, &cookie);
+    assert!(mapping.body.contains("Suppression list in use: do-not-call.csv"), "{}", mapping.body);
+
+    let form = [
+        ("campaign", "10"),
+        ("region", "DE"),
+        ("countries", "DE"),
+        ("block_shown", "1"),
+        ("block", "fixed_line"),
+        ("suppress", list.as_str()),
+    ];
+    let check =
+        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+    let page = finished(&ui, &cookie, &check);
+    for reason in ["suppressed", "foreign_number", "blocked_number_type"] {
+        assert!(page.body.contains(&format!("<code>{reason}</code>")), "{reason}: {}", page.body);
+    }
+    let anna = rows_shown(&ui.get(&format!("{check}?reason=suppressed"), &cookie).body);
+    assert_eq!(anna, [2, 14], "Anna's number, which Paul shares, is on the list");
+    let blocked = ui.get(&format!("{check}?reason=blocked_number_type"), &cookie);
+    assert!(blocked.body.contains("+49301234567"), "Jürgen's Berlin line: {}", blocked.body);
+
+    // A list this server does not know is refused, not ignored.
+    let form = [("campaign", "10"), ("suppress", "0000000000000000")];
+    let refused = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    assert_eq!(refused.status, 422, "{}", refused.body);
+}

@@ -1,0 +1,206 @@
+//! Step 3's "who may be called": the countries numbers may belong to, the kinds of number
+//! never called, the values of the consent column that mean yes, and suppression lists
+//! uploaded beside the sheet. The page only carries the person's choices into the mapping and
+//! the import's options; the library's guards judge every row with them, as `import
+//! --countries`, `--suppress` and the mapping's `block_number_types` and `consent` do.
+
+use std::fmt::Write;
+
+use axum::extract::{Multipart, Path, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
+
+use super::super::App;
+use super::super::page::{self, Esc, Step, View};
+use super::super::text::Text;
+use super::super::upload::{self, UploadError};
+use super::field;
+use crate::mapping::{MappingFile, default_consent_values};
+use crate::phone::{BLOCKABLE, NumberType};
+use crate::pipeline::ImportOptions;
+
+/// Form fields: a marker that the kinds of number were on the form (so none ticked means none
+/// blocked, not "the default"), and the suppression lists' ids.
+const BLOCK_SHOWN: &str = "block_shown";
+pub(super) const SUPPRESS: &str = "suppress";
+
+/// The fieldset inside the check form.
+pub(super) fn fields(
+    app: &App,
+    mapping: &MappingFile,
+    pairs: &[(String, String)],
+    t: &Text,
+) -> String {
+    let mut out = format!("<fieldset><legend>{}</legend>", Esc(t.callable_legend));
+    let countries = match field(pairs, "countries") {
+        typed if !typed.is_empty() => typed,
+        _ => mapping.countries.join(", "),
+    };
+    let _ = write!(
+        out,
+        "<p><label for=\"countries\">{}</label> <span class=\"hint\" id=\"countries-hint\">{}</span><br>\
+         <input id=\"countries\" name=\"countries\" value=\"{}\" aria-describedby=\"countries-hint\"></p>",
+        Esc(t.countries_label),
+        Esc(t.countries_hint),
+        Esc(&countries)
+    );
+    out.push_str(&block_boxes(mapping, t));
+    if let Some(consent) = &mapping.consent {
+        let _ = write!(
+            out,
+            "<p><label for=\"consent_values\">{}</label><br>\
+             <input id=\"consent_values\" name=\"consent_values\" value=\"{}\"></p>",
+            Esc(&(t.consent_values_label)(&consent.column)),
+            Esc(&consent.values.join(", "))
+        );
+    }
+    for (id, name) in suppression_lists(app, pairs) {
+        let _ = write!(
+            out,
+            "<input type=\"hidden\" name=\"{SUPPRESS}\" value=\"{}\"><p class=\"notice\">{}</p>",
+            Esc(&id),
+            Esc(&(t.suppress_in_use)(&name))
+        );
+    }
+    out.push_str("</fieldset>");
+    out
+}
+
+fn block_boxes(mapping: &MappingFile, t: &Text) -> String {
+    let blocked: Vec<String> = match &mapping.block_number_types {
+        Some(names) => names
+            .iter()
+            .filter_map(|n| NumberType::parse(n).ok())
+            .map(|k| k.as_str().to_string())
+            .collect(),
+        None => vec![NumberType::PremiumRate.as_str().to_string()],
+    };
+    let mut out = format!(
+        "<fieldset><legend>{}</legend><input type=\"hidden\" name=\"{BLOCK_SHOWN}\" value=\"1\">",
+        Esc(t.block_legend)
+    );
+    for kind in BLOCKABLE {
+        let name = kind.as_str();
+        let checked = if blocked.iter().any(|b| b == name) { " checked" } else { "" };
+        let _ = write!(
+            out,
+            "<span class=\"choice\"><input type=\"checkbox\" id=\"block-{name}\" name=\"block\" value=\"{name}\"{checked}> \
+             <label for=\"block-{name}\">{}</label></span> ",
+            Esc((t.number_kind)(kind))
+        );
+    }
+    out.push_str("</fieldset>");
+    out
+}
+
+/// The suppression lists the address names, as (id, file name), those this server knows.
+fn suppression_lists(app: &App, pairs: &[(String, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter(|(k, _)| k == SUPPRESS)
+        .filter_map(|(_, id)| Some((id.clone(), app.sources.get(id)?.location)))
+        .collect()
+}
+
+/// The upload form for a suppression list, outside the check form (forms do not nest); it
+/// comes back to this page with the list added to the address.
+pub(super) fn upload_form(id: &str, raw_query: &str, t: &Text) -> String {
+    let action = match raw_query.is_empty() {
+        true => format!("/mapping/{id}/suppress"),
+        false => format!("/mapping/{id}/suppress?{raw_query}"),
+    };
+    format!(
+        "<form method=\"post\" action=\"{}\" enctype=\"multipart/form-data\"><fieldset>\
+         <legend>{}</legend><label for=\"suppress-file\">{}</label> \
+         <input type=\"file\" id=\"suppress-file\" name=\"{}\" required \
+         accept=\".csv,.tsv,.txt,.xlsx,.xls,.ods\" aria-describedby=\"suppress-hint\">\
+         <p id=\"suppress-hint\" class=\"hint\">{}</p>\
+         <button type=\"submit\">{}</button></fieldset></form>",
+        Esc(&action),
+        Esc(t.suppress_legend),
+        Esc(t.suppress_label),
+        upload::FIELD,
+        Esc(t.suppress_hint),
+        Esc(t.suppress_button)
+    )
+}
+
+/// A suppression list uploaded: kept like a sheet, its id added to the Mapping page's address.
+pub(in super::super) async fn upload_list(
+    State(app): State<App>,
+    view: View,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    mut multipart: Multipart,
+) -> Response {
+    let t = view.text();
+    let received = match upload::declared_too_large(&headers, app.max_upload_bytes) {
+        true => Err(UploadError::TooLarge { max: app.max_upload_bytes }),
+        false => upload::receive(&mut multipart, &app.sources, app.max_upload_bytes).await,
+    };
+    match received {
+        Ok((list, chosen)) => {
+            app.sources.insert(list.clone(), chosen);
+            let kept = raw.unwrap_or_default();
+            let added = page::query([(SUPPRESS, list.as_str())]);
+            let query = [kept.as_str(), added.as_str()]
+                .iter()
+                .filter(|q| !q.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("&");
+            Redirect::to(&format!("/mapping/{id}?{query}")).into_response()
+        }
+        Err(error) => {
+            let body = format!(
+                "{}<p><a href=\"/mapping/{}\">{}</a></p>",
+                page::error_box(t, &error.to_string()),
+                Esc(&id),
+                Esc(t.back_mapping)
+            );
+            page::page(
+                &view,
+                app.service.label(t),
+                Step::Mapping,
+                t.mapping_title,
+                &body,
+                error.status(),
+            )
+        }
+    }
+}
+
+/// The check's form carried into the mapping and the options: the library checks the rest.
+pub(super) fn apply(
+    app: &App,
+    pairs: &[(String, String)],
+    mapping: &mut MappingFile,
+    opts: &mut ImportOptions,
+    t: &Text,
+) -> Result<(), String> {
+    let list = |text: String| -> Vec<String> {
+        text.split([',', ';', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let countries = list(field(pairs, "countries"));
+    if !countries.is_empty() {
+        opts.countries = Some(countries);
+    }
+    if pairs.iter().any(|(k, _)| k == BLOCK_SHOWN) {
+        let blocked = pairs.iter().filter(|(k, _)| k == "block").map(|(_, v)| v.clone()).collect();
+        mapping.block_number_types = Some(blocked);
+    }
+    if let Some(consent) = mapping.consent.as_mut() {
+        let values = list(field(pairs, "consent_values"));
+        consent.values = if values.is_empty() { default_consent_values() } else { values };
+    }
+    for (_, id) in pairs.iter().filter(|(k, _)| k == SUPPRESS) {
+        let chosen = app.sources.get(id).ok_or_else(|| t.unknown_source.to_string())?;
+        opts.suppress.push(chosen.path.display().to_string());
+    }
+    Ok(())
+}

@@ -295,6 +295,9 @@ fn chromium_stops_a_send_midway_and_sends_the_rest_exactly_once() {
 /// A chromedriver child on a free port, killed when dropped.
 struct WebDriver {
     child: std::process::Child,
+    /// Sessions still open: closed when the driver is dropped, so a failed test leaves no
+    /// Chromium behind.
+    sessions: std::cell::RefCell<Vec<String>>,
     base: String,
     runtime: tokio::runtime::Runtime,
     http: reqwest::Client,
@@ -315,7 +318,9 @@ impl WebDriver {
         };
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let http = reqwest::Client::builder().no_proxy().build().unwrap();
-        let driver = WebDriver { child, base: format!("http://127.0.0.1:{port}"), runtime, http };
+        let base = format!("http://127.0.0.1:{port}");
+        let sessions = std::cell::RefCell::new(Vec::new());
+        let driver = WebDriver { child, sessions, base, runtime, http };
         for _ in 0..300 {
             let ready =
                 driver.runtime.block_on(driver.http.get(format!("{}/status", driver.base)).send());
@@ -338,6 +343,7 @@ impl WebDriver {
         }}});
         let reply = self.send("POST", format!("{}/session", self.base), capabilities);
         let session = reply["value"]["sessionId"].as_str().unwrap().to_string();
+        self.sessions.borrow_mut().push(session.clone());
         // Enter on a control returns before the page it leads to has come: a find waits for
         // its element up to this long, as a person waits for the page.
         self.call(&session, "POST", "timeouts", serde_json::json!({"implicit": 15_000}));
@@ -474,6 +480,10 @@ impl WebDriver {
 
 impl Drop for WebDriver {
     fn drop(&mut self) {
+        for session in self.sessions.take() {
+            let url = format!("{}/session/{session}", self.base);
+            let _ = self.runtime.block_on(self.http.delete(url).send());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -9,6 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::error::ReportError;
@@ -41,17 +44,39 @@ const SCHEMA: &str = "
     CREATE TABLE counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 ";
 
-/// Writes every row as it comes; the summary at `finish`.
+/// Writes every row as it comes; the summary at `finish`. The rows are made into JSON here and
+/// stored by a thread of their own, so the run's one writing thread hands a row on and goes on:
+/// stored in line, SQLite's work made a check of a million rows half again as long.
 pub(super) struct RowsDbWriter {
     path: PathBuf,
-    connection: Connection,
-    written: u64,
     json: Vec<u8>,
-    committed: std::time::Instant,
-    /// Rows per status so far, stored with each commit: the page of a run under way reads
-    /// these few lines, where counting the rows would read them all while they are written.
-    tally: std::collections::BTreeMap<&'static str, u64>,
+    batch: Vec<Held>,
+    /// When the last batch was handed on: a send's rows come slowly, and its page shows them
+    /// as they are stored.
+    handed: std::time::Instant,
+    to_db: Option<SyncSender<ToDb>>,
+    db: Option<std::thread::JoinHandle<rusqlite::Result<()>>>,
 }
+
+/// A row as stored: its number, its status, its JSON (always UTF-8: `json_row` writes only
+/// `str`s) and its reasons.
+struct Held {
+    row: i64,
+    status: &'static str,
+    json: Vec<u8>,
+    codes: Vec<&'static str>,
+}
+
+enum ToDb {
+    Rows(Vec<Held>),
+    Finish { summary: String, run: String },
+}
+
+/// Rows handed to the database thread at once, and batches in flight to it.
+const ROWS_PER_BATCH: usize = 256;
+const BATCHES_QUEUED: usize = 16;
+/// The longest a row waits to be handed on.
+const HAND_ON_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl RowsDbWriter {
     /// Creates the file anew (an older one of the same name is replaced).
@@ -67,14 +92,70 @@ impl RowsDbWriter {
         let connection = Connection::open(path).map_err(fail)?;
         connection.execute_batch(SCHEMA).map_err(fail)?;
         connection.execute_batch("BEGIN").map_err(fail)?;
+        let (to_db, rows) = sync_channel(BATCHES_QUEUED);
+        let db = Db::new(connection);
+        let thread = std::thread::Builder::new()
+            .name("rows-db".into())
+            .spawn(move || db.store(rows))
+            .map_err(|source| ReportError::Create { path: path.to_path_buf(), source })?;
         Ok(RowsDbWriter {
             path: path.to_path_buf(),
+            json: Vec::new(),
+            batch: Vec::with_capacity(ROWS_PER_BATCH),
+            handed: std::time::Instant::now(),
+            to_db: Some(to_db),
+            db: Some(thread),
+        })
+    }
+
+    /// Hands the batch on; when the thread has stopped, its error is the one to report.
+    fn hand_on(&mut self, message: ToDb) -> Result<(), ReportError> {
+        let sent = self.to_db.as_ref().is_some_and(|tx| tx.send(message).is_ok());
+        match sent {
+            true => Ok(()),
+            false => Err(self.stopped_db()),
+        }
+    }
+
+    fn stopped_db(&mut self) -> ReportError {
+        self.to_db = None;
+        let ended = self.db.take().map(std::thread::JoinHandle::join);
+        match ended {
+            Some(Ok(Err(e))) => database_error(&self.path, e),
+            _ => database_error(&self.path, rusqlite::Error::InvalidQuery),
+        }
+    }
+}
+
+/// The database thread's side: the connection, the rows so far, and when it last committed.
+struct Db {
+    connection: Connection,
+    written: u64,
+    committed: std::time::Instant,
+    /// Rows per status so far, stored with each commit: the page of a run under way reads
+    /// these few lines, where counting the rows would read them all while they are written.
+    tally: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl Db {
+    fn new(connection: Connection) -> Db {
+        Db {
             connection,
             written: 0,
-            json: Vec::new(),
             committed: std::time::Instant::now(),
             tally: std::collections::BTreeMap::new(),
-        })
+        }
+    }
+
+    /// Stores what comes until `Finish`; a sender gone without it leaves the rows so far.
+    fn store(mut self, rows: Receiver<ToDb>) -> rusqlite::Result<()> {
+        for message in rows {
+            match message {
+                ToDb::Rows(batch) => self.insert(&batch)?,
+                ToDb::Finish { summary, run } => return self.finish(&summary, &run),
+            }
+        }
+        self.commit("COMMIT")
     }
 
     /// Stores the tally and ends the transaction; `then` begins the next.
@@ -90,47 +171,71 @@ impl RowsDbWriter {
         Ok(())
     }
 
-    fn insert(&mut self, row: &RowReport) -> rusqlite::Result<()> {
-        self.json.clear();
-        json_row::write_row(&mut self.json, row);
-        let json = std::str::from_utf8(&self.json).unwrap_or_default();
-        let mut insert = self.connection.prepare_cached(
+    fn insert(&mut self, batch: &[Held]) -> rusqlite::Result<()> {
+        let mut row_insert = self.connection.prepare_cached(
             "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
         )?;
-        insert.execute(params![row.row as i64, status_str(row.status), json])?;
-        drop(insert);
-        let mut reason =
+        let mut reason_insert =
             self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
-        for issue in row.errors.iter().chain(&row.warnings) {
-            reason.execute(params![issue.code.as_str(), row.row as i64])?;
+        for held in batch {
+            // Text as it is: `json_row` writes only `str`s, so checking it again is waste.
+            let json = ToSqlOutput::Borrowed(ValueRef::Text(&held.json));
+            row_insert.execute(params![held.row, held.status, json])?;
+            for code in &held.codes {
+                reason_insert.execute(params![code, held.row])?;
+            }
+            *self.tally.entry(held.status).or_default() += 1;
         }
-        drop(reason);
-        self.written += 1;
-        *self.tally.entry(status_str(row.status)).or_default() += 1;
-        if self.written.is_multiple_of(ROWS_PER_COMMIT) || self.committed.elapsed() > COMMIT_EVERY {
+        drop((row_insert, reason_insert));
+        let before = self.written;
+        self.written += batch.len() as u64;
+        let crossed = before / ROWS_PER_COMMIT != self.written / ROWS_PER_COMMIT;
+        if crossed || self.committed.elapsed() > COMMIT_EVERY {
             self.commit("COMMIT; BEGIN")?;
         }
         Ok(())
+    }
+
+    fn finish(&mut self, summary: &str, run: &str) -> rusqlite::Result<()> {
+        let mut put = self.connection.prepare("INSERT OR REPLACE INTO run VALUES (?1, ?2)")?;
+        put.execute(params!["summary", summary])?;
+        put.execute(params!["run", run])?;
+        drop(put);
+        self.commit("COMMIT")
     }
 }
 
 impl ReportWriter for RowsDbWriter {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
-        self.insert(row).map_err(|e| database_error(&self.path, e))
+        self.json.clear();
+        json_row::write_row(&mut self.json, row);
+        let codes = row.errors.iter().chain(&row.warnings).map(|i| i.code.as_str()).collect();
+        self.batch.push(Held {
+            row: row.row as i64,
+            status: status_str(row.status),
+            json: self.json.clone(),
+            codes,
+        });
+        if self.batch.len() >= ROWS_PER_BATCH || self.handed.elapsed() > HAND_ON_EVERY {
+            self.handed = std::time::Instant::now();
+            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(ROWS_PER_BATCH));
+            self.hand_on(ToDb::Rows(batch))?;
+        }
+        Ok(())
     }
 
     fn finish(mut self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let path = self.path.clone();
-        let fail = |e: rusqlite::Error| database_error(&path, e);
+        let batch = std::mem::take(&mut self.batch);
+        self.hand_on(ToDb::Rows(batch))?;
         let summary = serde_json::to_string(summary).unwrap_or_default();
         let run = serde_json::to_string(run).unwrap_or_default();
-        let mut put =
-            self.connection.prepare("INSERT OR REPLACE INTO run VALUES (?1, ?2)").map_err(fail)?;
-        put.execute(params!["summary", summary]).map_err(fail)?;
-        put.execute(params!["run", run]).map_err(fail)?;
-        drop(put);
-        self.commit("COMMIT").map_err(fail)?;
-        Ok(())
+        self.hand_on(ToDb::Finish { summary, run })?;
+        self.to_db = None;
+        match self.db.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(database_error(&self.path, e)),
+            _ => Err(database_error(&self.path, rusqlite::Error::InvalidQuery)),
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # leadsync ui's check of a big sheet, as a browser drives it (curl, loopback only): how long
 # the check of the whole sheet takes, how long pages of the row table take (first, deep,
-# filtered by status and by reason, searched), and the server's peak memory (VmHWM).
+# filtered by status and by reason, searched, before and after the search index is built), and
+# the server's peak memory (VmHWM).
 # usage: bench/ui_check.sh BIN FILE   e.g. target/release/leadsync /tmp/leads_1m.csv
 # (a file from ../shared/bench/gen_leads.py --rows 1000000); compare the check's time with
 # `BIN import FILE --dry-run --offline -q --campaign 1` run beside it.
@@ -21,13 +22,24 @@ ID=${LOC##*/reading/}
 START=$(date +%s.%N)
 RUN=$(curl -s -b "$JAR" -H "Origin: $ORIGIN" -o /dev/null -w '%{redirect_url}' -d "campaign=1" "$ORIGIN/check/$ID")
 RUN=${RUN#$ORIGIN}
-while curl -s -b "$JAR" "$ORIGIN$RUN" | grep -q data-refresh; do sleep 0.2; done
+while curl -s -b "$JAR" "$ORIGIN$RUN" | grep -q data-refresh; do sleep 0.05; done
 END=$(date +%s.%N)
 echo "check of $(basename "$FILE"): $(echo "$END - $START" | bc) s"
 for q in "" "?after=500000" "?status=rejected" "?status=rejected&after=900000" "?reason=invalid_phone&after=600000" "?q=m%C3%BCller" "?q=zzzz-not-there"; do
   for k in 1 2 3; do
     T=$(curl -s -b "$JAR" -o /dev/null -w '%{time_total}' "$ORIGIN$RUN$q")
     echo "page $RUN$q: ${T} s"
+  done
+done
+# Searches answer from the run's search index once it is built (in the background, after the
+# check): the same searches again then.
+START=$(date +%s.%N)
+for i in $(seq 1200); do ls "$STATE"/ui/runs/*/rows.sqlite.search >/dev/null 2>&1 && break; sleep 0.1; done
+echo "search index ready $(echo "$(date +%s.%N) - $START" | bc) s after the check"
+for q in "?q=m%C3%BCller" "?q=zzzz-not-there" "?status=rejected&q=zzzz-not-there" "?reason=invalid_phone&q=schmidt&after=600000"; do
+  for k in 1 2 3; do
+    T=$(curl -s -b "$JAR" -o /dev/null -w '%{time_total}' "$ORIGIN$RUN$q")
+    echo "indexed page $RUN$q: ${T} s"
   done
 done
 echo "server peak: $(grep VmHWM /proc/$PID/status)"

@@ -16,6 +16,7 @@ mod json_row;
 pub mod problems;
 pub mod model;
 pub mod rows_db;
+pub mod rows_search;
 mod run_summary;
 mod samples;
 mod staged;

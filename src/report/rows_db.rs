@@ -16,7 +16,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::error::ReportError;
 use super::model::{RowReport, RowStatus, RunInfo, Summary};
-use super::{ReportWriter, json_row, status_str};
+use super::{ReportWriter, json_row, rows_search, status_str};
 
 /// Rows per transaction at most, and the longest a row waits for one: a reader (the page of a
 /// send under way) sees the rows so far at this step, and a crash loses at most these (the
@@ -274,6 +274,8 @@ pub struct RowPage {
 pub struct RowsDb {
     connection: Connection,
     path: PathBuf,
+    /// The search index is attached (`rows_search`).
+    indexed: bool,
 }
 
 impl RowsDb {
@@ -284,13 +286,29 @@ impl RowsDb {
             Connection::open_with_flags(path, flags).map_err(|e| database_error(path, e))?;
         // A writer holds the file for the moment of a commit: wait for it rather than fail.
         connection.busy_timeout(BUSY_WAIT).map_err(|e| database_error(path, e))?;
-        Ok(RowsDb { connection, path: path.to_path_buf() })
+        let indexed = rows_search::attach(&connection, path);
+        Ok(RowsDb { connection, path: path.to_path_buf(), indexed })
     }
 
     /// Up to `size` rows that pass `filter`, in sheet order.
     pub fn page(&self, filter: &RowFilter, size: usize) -> Result<RowPage, ReportError> {
         let fail = |e: rusqlite::Error| database_error(&self.path, e);
         let status = filter.status.map(status_str);
+        let indexed = filter.search.as_deref().filter(|_| self.indexed);
+        if let Some(pattern) = indexed.and_then(rows_search::indexed_pattern) {
+            let mut statement =
+                self.connection.prepare_cached(rows_search::PAGE_SQL).map_err(fail)?;
+            let after = filter.after.min(i64::MAX as u64) as i64;
+            let wanted = size as i64 + 1;
+            let texts = statement
+                .query_map(params![pattern, after, status, filter.reason, wanted], |r| {
+                    r.get::<_, String>(0)
+                })
+                .map_err(fail)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            return Ok(page_of(&texts, size));
+        }
         let search = filter.search.as_deref().map(|s| format!("%{}%", like_escaped(s)));
         let sql = match filter.reason {
             Some(_) => {
@@ -314,10 +332,7 @@ impl RowsDb {
             .map_err(fail)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(fail)?;
-        let more = texts.len() > size;
-        let rows =
-            texts.iter().take(size).filter_map(|text| serde_json::from_str(text).ok()).collect();
-        Ok(RowPage { rows, more })
+        Ok(page_of(&texts, size))
     }
 
     /// How many rows are stored so far.
@@ -430,6 +445,7 @@ pub fn replace_row(path: &Path, row: &RowReport) -> Result<Option<RowReport>, Re
         )
         .map_err(fail)?;
     transaction.commit().map_err(fail)?;
+    rows_search::reindex_row(path, id, json.as_bytes())?;
     Ok(old)
 }
 
@@ -457,6 +473,13 @@ fn stored_verdict(row: u64, json: &str) -> Option<RowReport> {
         campaign_name: None,
         number_type: None,
     })
+}
+
+/// The first `size` of the rows found, and whether more were.
+fn page_of(texts: &[String], size: usize) -> RowPage {
+    let more = texts.len() > size;
+    let rows = texts.iter().take(size).filter_map(|text| serde_json::from_str(text).ok()).collect();
+    RowPage { rows, more }
 }
 
 /// `%` and `_` mean themselves in a search.
@@ -547,5 +570,60 @@ mod tests {
         assert_eq!(found, [7, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79]);
         let literal = RowFilter { search: Some("name_%".into()), ..Default::default() };
         assert!(db.page(&literal, 5).unwrap().rows.is_empty(), "% and _ are literal");
+    }
+
+    /// The index answers exactly what reading every row answers, for every kind of filter,
+    /// and a row replaced after an edit is found by its new text, not its old.
+    #[test]
+    fn a_search_answers_the_same_from_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.sqlite");
+        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        for n in 2..=301 {
+            let status = if n % 10 == 0 { RowStatus::Rejected } else { RowStatus::Valid };
+            let name =
+                if n % 7 == 0 { format!("Jürgen Müller {n}") } else { format!("Name {n}") };
+            writer.write_row(&row(n, status, &format!("+4915100000{n:03}"), &name)).unwrap();
+        }
+        writer.finish(&Summary::default(), &RunInfo::default()).unwrap();
+        let filters = [
+            RowFilter { search: Some("müller".into()), ..Default::default() },
+            RowFilter { search: Some("MÜLLER 2".into()), after: 30, ..Default::default() },
+            RowFilter {
+                search: Some("müller".into()),
+                status: Some(RowStatus::Rejected),
+                ..Default::default()
+            },
+            RowFilter {
+                search: Some("not a".into()),
+                reason: Some("invalid_phone".into()),
+                ..Default::default()
+            },
+            RowFilter { search: Some("zzzz-not-there".into()), ..Default::default() },
+            RowFilter { search: Some("+4915100000123".into()), ..Default::default() },
+        ];
+        let numbers = |db: &RowsDb, filter: &RowFilter| -> Vec<u64> {
+            db.page(filter, 20).unwrap().rows.iter().map(|r| r["row"].as_u64().unwrap()).collect()
+        };
+        let scanned: Vec<Vec<u64>> =
+            filters.iter().map(|f| numbers(&RowsDb::open(&path).unwrap(), f)).collect();
+        assert!(!scanned[0].is_empty() && !scanned[2].is_empty() && !scanned[3].is_empty());
+        assert!(scanned[4].is_empty());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        assert!(crate::report::rows_search::build_index(&path, &stop).unwrap());
+        let db = RowsDb::open(&path).unwrap();
+        assert!(db.indexed);
+        for (filter, expected) in filters.iter().zip(&scanned) {
+            assert_eq!(&numbers(&db, filter), expected, "{filter:?}");
+        }
+
+        let mut edited = row(14, RowStatus::Valid, "+4915100000014", "Zoë Quast");
+        edited.row = 14;
+        super::replace_row(&path, &edited).unwrap();
+        let db = RowsDb::open(&path).unwrap();
+        let zoe = RowFilter { search: Some("zoë quast".into()), ..Default::default() };
+        assert_eq!(numbers(&db, &zoe), [14]);
+        let old = RowFilter { search: Some("müller 14".into()), ..Default::default() };
+        assert!(!numbers(&db, &old).contains(&14), "the old text is gone from the index");
     }
 }

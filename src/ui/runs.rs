@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use crate::client::Client;
 use crate::edits::Edits;
 use crate::pipeline::{self, ImportOptions, ImportResult};
+use crate::report::rows_search::build_index;
 use crate::report::{IssueCode, RowReport, Summary};
 
 use super::sources::new_id;
@@ -264,7 +265,13 @@ impl Runs {
         std::thread::Builder::new().name(format!("ui-run-{id}")).spawn(move || {
             let result =
                 runtime.block_on(pipeline::import(&opts, client.as_ref(), run.stop.clone()));
+            let finished = result.is_ok();
             run.settle(result);
+            // Searches of a big sheet answer from an index once it is built; until then (and
+            // if it cannot be) they read the rows.
+            if finished && let Err(error) = build_index(&run.rows_db(), &run.stop) {
+                tracing::warn!("ui: no search index: {error}");
+            }
         })?;
         Ok(id)
     }

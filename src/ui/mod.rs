@@ -205,6 +205,7 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/send/{run}", post(steps::check::start_send))
         .route("/run/{run}", get(steps::check::show))
         .route("/run/{run}/stop", post(steps::check::stop))
+        .route("/run/{run}/live", get(steps::live::live))
         .route("/run/{run}/files/{name}", get(steps::check::file))
         .route("/run/{run}/row/{row}", get(steps::edit::show_row).post(steps::edit::save_row))
         .route("/run/{run}/row/{row}/exclude", post(steps::edit::exclude_row))

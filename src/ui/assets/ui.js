@@ -14,9 +14,25 @@ document.addEventListener("submit", (event) => {
   form.setAttribute("aria-busy", "true");
 });
 
-// A check or a send under way: look again shortly (the page has a Refresh link for those
-// without script). The server renders the new state; nothing is computed here.
+// A check or a send under way: the server pushes its status as it goes, rendered, and says
+// when it is done, then the page loads its finished state. Where the stream cannot be had, the
+// page looks again shortly (and has a Refresh link for those without script). Nothing is
+// computed here.
 const refresh = document.querySelector("[data-refresh]");
-if (refresh) {
-  setTimeout(() => window.location.reload(), Number(refresh.dataset.refresh) || 1000);
+const reload = () => window.location.reload();
+if (refresh && refresh.dataset.live && window.EventSource) {
+  const stream = new EventSource(refresh.dataset.live);
+  stream.onmessage = (event) => {
+    refresh.innerHTML = event.data;
+  };
+  stream.addEventListener("done", () => {
+    stream.close();
+    reload();
+  });
+  stream.onerror = () => {
+    stream.close();
+    setTimeout(reload, Number(refresh.dataset.refresh) || 1000);
+  };
+} else if (refresh) {
+  setTimeout(reload, Number(refresh.dataset.refresh) || 1000);
 }

@@ -254,10 +254,39 @@ pub(in super::super) async fn file(
 }
 
 fn running(run_id: &str, run: &Run, t: &Text) -> String {
+    // Pushed from the server while the run goes (`live`); reloaded each second without script.
+    let mut body = format!(
+        "<div data-refresh=\"1000\" data-live=\"/run/{}/live\">{}</div>",
+        Esc(run_id),
+        live_status(run, t)
+    );
+    let _ = write!(body, "<p><a href=\"/run/{}\">{}</a></p>", Esc(run_id), Esc(t.refresh));
+    if run.kind == Kind::Send {
+        let stopping = run.stop.load(Ordering::Relaxed);
+        match stopping {
+            true => {
+                let _ = write!(body, "<p>{}</p>", Esc(t.stopping));
+            }
+            false => {
+                let _ = write!(
+                    body,
+                    "<form method=\"post\" action=\"/run/{}/stop\"><button type=\"submit\">{}</button></form>",
+                    Esc(run_id),
+                    Esc(t.stop_button)
+                );
+            }
+        }
+    }
+    body
+}
+
+/// How a run under way stands: the rows so far, the share done and the time left, the rows by
+/// status. The page shows it and the live stream pushes it again as it changes.
+pub(super) fn live_status(run: &Run, t: &Text) -> String {
     let counts = RowsDb::open(&run.rows_db()).and_then(|db| db.counts()).unwrap_or_default();
     let so_far: u64 = counts.iter().map(|(_, n)| n).sum();
     let mut body = format!(
-        "<p role=\"status\" data-refresh=\"1000\">{} {}</p>",
+        "<p role=\"status\">{} {}</p>",
         Esc(match run.kind {
             Kind::Check => t.checking,
             Kind::Send => t.send_title,
@@ -289,23 +318,6 @@ fn running(run_id: &str, run: &Run, t: &Text) -> String {
             );
         }
         body.push_str("</dl>");
-    }
-    let _ = write!(body, "<p><a href=\"/run/{}\">{}</a></p>", Esc(run_id), Esc(t.refresh));
-    if run.kind == Kind::Send {
-        let stopping = run.stop.load(Ordering::Relaxed);
-        match stopping {
-            true => {
-                let _ = write!(body, "<p>{}</p>", Esc(t.stopping));
-            }
-            false => {
-                let _ = write!(
-                    body,
-                    "<form method=\"post\" action=\"/run/{}/stop\"><button type=\"submit\">{}</button></form>",
-                    Esc(run_id),
-                    Esc(t.stop_button)
-                );
-            }
-        }
     }
     body
 }

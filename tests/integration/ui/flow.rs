@@ -215,3 +215,32 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
     let checked = check(&[(&role, "variable"), (&name, "vertragsende")]);
     assert!(checked.body.contains("<code>missing_variable</code>"), "{}", checked.body);
 }
+
+/// A send's progress is pushed to its page as it goes: the live stream carries the status the
+/// page renders (the progress bar, the rows so far by status) until it says `done`.
+#[test]
+fn a_sends_progress_is_pushed_until_it_is_done() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 6.0;
+        config.push.concurrency = 1;
+    });
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "10")]));
+    let check = redirected(&started, "/run/");
+    finished(&ui, &cookie, &check);
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let page = ui.get(&send, &cookie);
+    assert!(page.body.contains(&format!("data-live=\"{send}/live\"")), "{}", page.body);
+    let live = ui.get(&format!("{send}/live"), &cookie);
+    assert_eq!(live.header("content-type"), "text/event-stream");
+    assert!(live.body.contains("data: <p role=\"status\">"), "{}", live.body);
+    assert!(live.body.contains("<progress max="), "{}", live.body);
+    assert!(live.body.contains("<div data-status=\"created\">"), "rows as they are sent");
+    assert!(live.body.trim_end().ends_with("event: done\ndata: done"), "{}", live.body);
+    let after = ui.get(&format!("{check}/live"), &cookie);
+    assert_eq!(after.body.trim_end(), "event: done\ndata: done", "a finished run is done at once");
+}

@@ -112,7 +112,8 @@ pub struct Text {
     pub send_title: &'static str,
     pub results_title: &'static str,
     pub rows_so_far: fn(u64) -> String,
-    pub progress_line: fn(u64, u64, Option<u64>) -> String,
+    /// Rows done, of how many, the seconds left if known, rows a second.
+    pub progress_line: fn(u64, u64, Option<u64>, f64) -> String,
     pub refresh: &'static str,
     pub run_failed: &'static str,
     pub counts: &'static str,
@@ -306,9 +307,16 @@ pub const EN: Text = Text {
     send_title: "Sending",
     results_title: "Results",
     rows_so_far: |n| format!("{n} rows so far. This page updates itself."),
-    progress_line: |done, total, eta| match eta {
-        Some(secs) => format!("{done} of {total} rows, about {secs} s left"),
-        None => format!("{done} of {total} rows"),
+    progress_line: |done, total, eta, rate| {
+        let share = done * 100 / total.max(1);
+        match eta {
+            Some(secs) => {
+                format!(
+                    "{done} of {total} rows ({share}%), {rate:.1} a second, about {secs} s left"
+                )
+            }
+            None => format!("{done} of {total} rows ({share}%)"),
+        }
     },
     refresh: "Refresh",
     run_failed: "The run stopped with an error",
@@ -538,9 +546,14 @@ pub const DE: Text = Text {
     send_title: "Senden",
     results_title: "Ergebnis",
     rows_so_far: |n| format!("Bisher {n} Zeilen. Diese Seite aktualisiert sich selbst."),
-    progress_line: |done, total, eta| match eta {
-        Some(secs) => format!("{done} von {total} Zeilen, noch etwa {secs} s"),
-        None => format!("{done} von {total} Zeilen"),
+    progress_line: |done, total, eta, rate| {
+        let share = done * 100 / total.max(1);
+        match eta {
+            Some(secs) => format!(
+                "{done} von {total} Zeilen ({share} %), {rate:.1} pro Sekunde, noch etwa {secs} s"
+            ),
+            None => format!("{done} von {total} Zeilen ({share} %)"),
+        }
     },
     refresh: "Aktualisieren",
     run_failed: "Der Lauf brach mit einem Fehler ab",

@@ -304,7 +304,7 @@ pub(super) fn live_status(run: &Run, t: &Text) -> String {
             body,
             "<p><progress max=\"{total}\" value=\"{so_far}\" aria-label=\"{}\"></progress> {}</p>",
             Esc(t.send_title),
-            Esc(&(t.progress_line)(so_far, total, eta))
+            Esc(&(t.progress_line)(so_far, total, eta, so_far as f64 / elapsed.max(0.001)))
         );
     }
     if !counts.is_empty() {

@@ -198,6 +198,12 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/mapping/{id}/mapping.toml", get(steps::mapping::download))
         .route("/mapping/{id}/save", post(steps::mapping::save))
         .route(
+            "/mapping/{id}/load",
+            post(steps::load::load).layer(DefaultBodyLimit::max(
+                steps::load::MAX_MAPPING_BYTES + upload::OVERHEAD_BYTES as usize,
+            )),
+        )
+        .route(
             "/mapping/{id}/suppress",
             post(steps::callable::upload_list).layer(DefaultBodyLimit::max(upload_limit)),
         )

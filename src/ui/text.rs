@@ -149,6 +149,10 @@ pub struct Text {
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
 
+    pub load_legend: &'static str,
+    pub load_label: &'static str,
+    pub load_button: &'static str,
+    pub mapping_file_invalid: fn(&str) -> String,
     pub callable_legend: &'static str,
     pub countries_label: &'static str,
     pub countries_hint: &'static str,
@@ -370,6 +374,12 @@ pub const EN: Text = Text {
     },
     back_mapping: "Back to the columns",
 
+    load_legend: "Use a mapping file",
+    load_label: "Mapping file (.toml, from leadsync init, a download here or a colleague)",
+    load_button: "Use this mapping",
+    mapping_file_invalid: |problem| {
+        format!("This is not a mapping file leadsync can use: {problem}")
+    },
     callable_legend: "Who may be called",
     countries_label: "Countries numbers may belong to",
     countries_hint: "e.g. DE, AT, CH; empty: any country",
@@ -610,6 +620,12 @@ pub const DE: Text = Text {
     },
     back_mapping: "Zurück zu den Spalten",
 
+    load_legend: "Eine Zuordnungsdatei verwenden",
+    load_label: "Zuordnungsdatei (.toml, von leadsync init, hier heruntergeladen oder von Kollegen)",
+    load_button: "Diese Zuordnung verwenden",
+    mapping_file_invalid: |problem| {
+        format!("Diese Zuordnungsdatei kann leadsync nicht verwenden: {problem}")
+    },
     callable_legend: "Wer angerufen werden darf",
     countries_label: "Länder, zu denen Nummern gehören dürfen",
     countries_hint: "z. B. DE, AT, CH; leer: jedes Land",

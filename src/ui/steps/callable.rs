@@ -44,7 +44,7 @@ pub(super) fn fields(
         Esc(t.countries_hint),
         Esc(&countries)
     );
-    out.push_str(&block_boxes(mapping, t));
+    out.push_str(&block_boxes(mapping, pairs, t));
     if let Some(consent) = &mapping.consent {
         let _ = write!(
             out,
@@ -66,14 +66,19 @@ pub(super) fn fields(
     out
 }
 
-fn block_boxes(mapping: &MappingFile, t: &Text) -> String {
-    let blocked: Vec<String> = match &mapping.block_number_types {
-        Some(names) => names
+/// The kinds of number never called: as the address says (a loaded mapping file, the way back
+/// from the check), else the mapping's, else premium rate.
+fn block_boxes(mapping: &MappingFile, pairs: &[(String, String)], t: &Text) -> String {
+    let chosen = pairs.iter().any(|(k, _)| k == BLOCK_SHOWN);
+    let named = pairs.iter().filter(|(k, _)| k == "block").map(|(_, v)| v.clone()).collect();
+    let blocked: Vec<String> = match (chosen, &mapping.block_number_types) {
+        (true, _) => named,
+        (false, Some(names)) => names
             .iter()
             .filter_map(|n| NumberType::parse(n).ok())
             .map(|k| k.as_str().to_string())
             .collect(),
-        None => vec![NumberType::PremiumRate.as_str().to_string()],
+        (false, None) => vec![NumberType::PremiumRate.as_str().to_string()],
     };
     let mut out = format!(
         "<fieldset><legend>{}</legend><input type=\"hidden\" name=\"{BLOCK_SHOWN}\" value=\"1\">",

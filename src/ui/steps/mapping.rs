@@ -53,6 +53,7 @@ pub(in super::super) async fn show(
     body.push_str(&roles_form(&id, &choice, &preview, &roles, (&speakers, speaker), t));
     body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
     body.push_str(&keep_form(&id, &choice, &roles, t));
+    body.push_str(&super::load::form(&id, &choice, t));
     let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
     let campaigns = campaign_names(&app).await;
     let campaign_column = mapping.campaign_column.as_deref();
@@ -64,7 +65,12 @@ pub(in super::super) async fn show(
     body.push_str(&super::callable::upload_form(&id, raw.as_deref().unwrap_or_default(), t));
     let callable = super::callable::fields(&app, &mapping, &pairs, t);
     let campaign = (campaign_column, campaigns.as_slice());
-    body.push_str(&check_form(&id, &choice, &carried, campaign, &callable, t));
+    // The country of national numbers: a loaded mapping's, else the mapping's default.
+    let region = match super::field(&pairs, "region") {
+        region if !region.trim().is_empty() => region,
+        _ => mapping.region.clone().unwrap_or_else(|| crate::mapping::DEFAULT_REGION.to_string()),
+    };
+    body.push_str(&check_form(&id, &choice, &carried, campaign, (&region, &callable), t));
     body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
 }
@@ -169,7 +175,7 @@ fn roles_query(roles: &[Role]) -> String {
 }
 
 /// The address of this page with other roles.
-fn with_roles_href(id: &str, choice: &ReadingChoice, roles: &[Role]) -> String {
+pub(super) fn with_roles_href(id: &str, choice: &ReadingChoice, roles: &[Role]) -> String {
     let query = [choice.query(), roles_query(roles)];
     let query: Vec<&str> = query.iter().map(String::as_str).filter(|q| !q.is_empty()).collect();
     format!("/mapping/{id}?{}", query.join("&"))
@@ -451,7 +457,7 @@ fn check_form(
     choice: &ReadingChoice,
     carried: &str,
     (campaign_column, campaigns): (Option<&str>, &[(u64, String)]),
-    callable: &str,
+    (region, callable): (&str, &str),
     t: &Text,
 ) -> String {
     let mut form = format!(
@@ -512,7 +518,7 @@ fn check_form(
          <p><button type=\"submit\">{}</button></p></fieldset></form>",
         Esc(t.region_label),
         Esc(t.region_hint),
-        crate::mapping::DEFAULT_REGION,
+        region,
         Esc(t.allow_duplicates),
         Esc(t.check_button)
     );

@@ -7,6 +7,7 @@ pub(super) mod callable;
 pub(super) mod check;
 pub(super) mod edit;
 pub(super) mod live;
+pub(super) mod load;
 pub(super) mod mapping;
 pub(super) mod reading;
 pub(super) mod source;

@@ -257,3 +257,36 @@ fn a_suppression_list_countries_and_blocked_kinds_chosen_on_the_mapping_page_hol
     let refused = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
     assert_eq!(refused.status, 422, "{}", refused.body);
 }
+
+/// A mapping file loaded on the Mapping page: the library parses it and the page shows its
+/// roles, country, countries in scope and blocked kinds, each still changeable; a file that is
+/// not a mapping is refused with the library's reason.
+#[test]
+fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mapping = "phone = \"Telefon\"\nregion = \"AT\"\ncountries = [\"AT\", \"DE\"]\n\
+                   block_number_types = [\"premium_rate\", \"toll_free\"]\n\
+                   [variables]\nfirma = \"Company\"\n";
+    let load = |bytes: &[u8]| {
+        let (content_type, body) = super::multipart("mapping_file", "m.toml", bytes);
+        ui.send(
+            ui.post(&format!("/mapping/{id}/load"), &cookie)
+                .header(reqwest::header::CONTENT_TYPE, content_type)
+                .body(body),
+        )
+    };
+    let loaded = redirected(&load(mapping.as_bytes()), &format!("/mapping/{id}?"));
+    let page = ui.get(&loaded, &cookie);
+    assert_eq!(super::steps::role_of(&page.body, "Company"), "variable firma", "{}", page.body);
+    assert_eq!(super::steps::role_of(&page.body, "Telefon"), "phone");
+    assert!(page.body.contains("name=\"region\" value=\"AT\""), "{}", page.body);
+    assert!(page.body.contains("name=\"countries\" value=\"AT, DE\""), "{}", page.body);
+    assert!(page.body.contains("value=\"toll_free\" checked>"), "{}", page.body);
+
+    let refused = load(b"phone = [\"Telefon\"\n");
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body.contains("not a mapping file leadsync can use"), "{}", refused.body);
+}

@@ -175,6 +175,40 @@ pub fn plan_line(count: SendCount, rate: f64) -> String {
     format!("{what} at {}/s: about {} (--rate to change)", trim_rate(rate), human(secs))
 }
 
+/// The status line of a send, kept for a front that shows it elsewhere than on stderr (the
+/// browser's page): the same words the terminal shows, the service's limit and the retries
+/// waiting among them, so the page says what a send waits for when it waits.
+#[derive(Debug, Default)]
+pub struct Board(std::sync::Mutex<String>);
+
+impl Board {
+    pub fn line(&self) -> String {
+        self.0.lock().map(|line| line.clone()).unwrap_or_default()
+    }
+
+    fn set(&self, line: String) {
+        if let Ok(mut kept) = self.0.lock() {
+            *kept = line;
+        }
+    }
+}
+
+/// Keeps `board` at the status line of `progress` until the returned guard is dropped.
+pub fn watch_into(progress: Arc<Progress>, context: Context, board: Arc<Board>) -> Watcher {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let handle = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            while !stop.load(Ordering::Relaxed) {
+                board.set(status_line(&progress, &context, started.elapsed()));
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        })
+    };
+    Watcher { stop, handle: Some(handle) }
+}
+
 pub struct Watcher {
     stop: Arc<std::sync::atomic::AtomicBool>,
     handle: Option<std::thread::JoinHandle<()>>,

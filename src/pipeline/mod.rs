@@ -84,6 +84,8 @@ pub struct ImportOptions {
     /// The person's changes to cells and rows (the Check page, `--edits`), applied as each row
     /// is read; part of the run's identity.
     pub edits: Arc<Edits>,
+    /// Where a send's status line is kept for a front that shows it itself (the browser).
+    pub board: Option<Arc<progress::Board>>,
 }
 
 /// How a non-dry run sends and keeps its journal.
@@ -238,6 +240,10 @@ pub async fn import(
             );
             let context =
                 progress::Context { throttle: Some(collector.throttle()), extent: Some(extent) };
+            let _board = opts
+                .board
+                .clone()
+                .map(|board| progress::watch_into(progress.clone(), context.clone(), board));
             let _watch = progress::watch(progress.clone(), opts.display, context);
             let (reports, summary, journal) = collector.run(rows_rx, stop.clone()).await?;
             (reports, Some((summary, journal)))

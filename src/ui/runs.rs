@@ -231,6 +231,8 @@ impl Runs {
         let id = new_id();
         let folder = self.dir.join(&id);
         std::fs::create_dir_all(&folder)?;
+        // A send's status line, the terminal's words, for its page.
+        opts.board = (kind == Kind::Send).then(Arc::default);
         opts.reports = match kind {
             Kind::Check => CHECK_WRITES.iter().map(|name| folder.join(name)).collect(),
             Kind::Send => {

@@ -250,6 +250,7 @@ pub async fn execute(
         display,
         max_rows: None,
         edits,
+        board: None,
     };
     let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;

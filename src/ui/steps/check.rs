@@ -307,6 +307,10 @@ pub(super) fn live_status(run: &Run, t: &Text) -> String {
             Esc(&(t.progress_line)(so_far, total, eta, so_far as f64 / elapsed.max(0.001)))
         );
     }
+    // What the send is at in the terminal's words: the service's limit, retries waiting.
+    if let Some(line) = run.opts.board.as_ref().map(|b| b.line()).filter(|l| !l.is_empty()) {
+        let _ = write!(body, "<p class=\"hint\">{}</p>", Esc(&line));
+    }
     if !counts.is_empty() {
         body.push_str("<dl class=\"counts\">");
         for (status, n) in &counts {

@@ -240,7 +240,40 @@ fn a_sends_progress_is_pushed_until_it_is_done() {
     assert!(live.body.contains("data: <p role=\"status\">"), "{}", live.body);
     assert!(live.body.contains("<progress max="), "{}", live.body);
     assert!(live.body.contains("<div data-status=\"created\">"), "rows as they are sent");
+    assert!(live.body.contains(" sent ("), "the send's own status line: {}", live.body);
     assert!(live.body.trim_end().ends_with("event: done\ndata: done"), "{}", live.body);
     let after = ui.get(&format!("{check}/live"), &cookie);
     assert_eq!(after.body.trim_end(), "event: done\ndata: done", "a finished run is done at once");
+}
+
+/// What a send waits for, on its page: a service that answers 429 above 3 requests a second
+/// slows it, and the pushed status says the limit it now keeps, in the terminal's words.
+#[test]
+fn a_throttled_send_says_on_its_page_what_it_waits_for() {
+    let sandbox = TestSandbox::with_faults(leadsync::sandbox::Faults {
+        rate_limit: Some(3),
+        seed: Some(7),
+        ..Default::default()
+    });
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 0.0;
+        config.push.concurrency = 4;
+    });
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let form = [("campaign", "10"), ("allow_duplicates", "on")];
+    let check =
+        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+    finished(&ui, &cookie, &check);
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let live = ui.get(&format!("{send}/live"), &cookie);
+    assert!(
+        live.body.contains("limit ") || live.body.contains("retries waiting"),
+        "the service's limit or the retries it waits for: {}",
+        live.body
+    );
+    let results = finished(&ui, &cookie, &send);
+    assert!(!results.body.contains("Stopped before the end"), "{}", results.body);
 }

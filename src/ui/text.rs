@@ -417,7 +417,10 @@ pub const EN: Text = Text {
     back_rows: "Back to the rows",
     row_not_found: "The sheet has no such row, or the row is blank.",
     only_finished_checks: "Rows can be changed on a finished check, before it is sent.",
-    exclude_all: |n| format!("Exclude all {n} of these rows"),
+    exclude_all: |n| match n {
+        1 => "Exclude the duplicate row".to_string(),
+        n => format!("Exclude all {n} duplicate rows"),
+    },
     country_for_rows: "Country for these rows (e.g. DE)",
     set_country: "Set the country of these rows",
     recheck: "Check the whole sheet again with my changes",
@@ -678,7 +681,10 @@ pub const DE: Text = Text {
     back_rows: "Zurück zu den Zeilen",
     row_not_found: "Diese Zeile gibt es in der Tabelle nicht, oder sie ist leer.",
     only_finished_checks: "Zeilen lassen sich nach einer abgeschlossenen Prüfung ändern, vor dem Senden.",
-    exclude_all: |n| format!("Alle {n} dieser Zeilen ausschließen"),
+    exclude_all: |n| match n {
+        1 => "Die doppelte Zeile ausschließen".to_string(),
+        n => format!("Alle {n} doppelten Zeilen ausschließen"),
+    },
     country_for_rows: "Land für diese Zeilen (z. B. DE)",
     set_country: "Das Land dieser Zeilen setzen",
     recheck: "Die ganze Tabelle mit meinen Änderungen erneut prüfen",

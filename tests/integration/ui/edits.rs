@@ -290,3 +290,58 @@ fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
     assert_eq!(refused.status, 422, "{}", refused.body);
     assert!(refused.body.contains("not a mapping file leadsync can use"), "{}", refused.body);
 }
+
+/// Edits are part of the run: a send with a fixed cell, stopped midway, sends the rest with
+/// the same edits exactly once (duplicates allowed, so a row sent twice would be counted);
+/// a send of the same unfinished run with other edits is refused, not sent on.
+#[test]
+fn a_send_with_edits_resumes_only_with_the_same_edits() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 4.0;
+        config.push.concurrency = 1;
+    });
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let form = [("campaign", "10"), ("region", "DE"), ("allow_duplicates", "on")];
+    let check =
+        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+    finished(&ui, &cookie, &check);
+    let thomas = row_found(&ui, &cookie, &check, "call%20me");
+    let row_page = ui.get(&format!("{check}/row/{thomas}"), &cookie);
+    let phone = cell_holding(&row_page.body, "0151 CALL ME");
+    let fix = [(phone.as_str(), "0151 76543210")];
+    ui.send(ui.post(&format!("{check}/row/{thomas}"), &cookie).form(&fix));
+    let valid = figure(&ui.get(&check, &cookie).body, "valid");
+
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while leads().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "nothing was sent");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    ui.send(ui.post(&format!("{send}/stop"), &cookie));
+    let stopped = finished(&ui, &cookie, &send);
+    assert!(stopped.body.contains("Stopped before the end"), "{}", stopped.body);
+    let first = leads().len() as u64;
+    assert!(first < valid, "stopped midway: {first} of {valid}");
+
+    // Other edits: the unfinished run is not this one; nothing more is sent.
+    let jan = row_found(&ui, &cookie, &check, "vries");
+    ui.send(ui.post(&format!("{check}/row/{jan}/exclude"), &cookie).form(&[("exclude", "1")]));
+    let other = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    let refused = finished(&ui, &cookie, &other);
+    assert!(refused.body.contains("changed since the unfinished run"), "{}", refused.body);
+    assert_eq!(leads().len() as u64, first, "nothing sent under other edits");
+
+    // The same edits: the rest, once.
+    let rest = redirected(&ui.send(ui.post(&format!("/send{}", &send[4..]), &cookie)), "/run/");
+    let done = finished(&ui, &cookie, &rest);
+    assert!(!done.body.contains("Stopped before the end"), "{}", done.body);
+    let on_service = leads();
+    assert_eq!(on_service.len() as u64, valid, "every row once, none twice");
+    assert!(on_service.iter().any(|l| l.phone_number == "+4915176543210"), "as edited");
+}

@@ -218,21 +218,7 @@ mod tests {
             notes,
             ["`kunde` is sent with every lead, but the assistant `Lisa` (id 7) never uses it"]
         );
-        let mut report = RowReport {
-            row: 2,
-            status: crate::row::RowStatus::Valid,
-            phone: None,
-            campaign_id: None,
-            lead_id: None,
-            variables: Default::default(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
-            secondary_contacts: Vec::new(),
-            source_cells: Vec::new(),
-            region: None,
-            campaign_name: None,
-            number_type: None,
-        };
+        let mut report = RowReport::blank(2, crate::row::RowStatus::Valid);
         report.variables.insert_named("vertragsende", "31.12.");
         check.judge(&mut report);
         let messages: Vec<&str> = report.warnings.iter().map(|i| i.message.as_str()).collect();

@@ -458,21 +458,7 @@ fn stored_verdict(row: u64, json: &str) -> Option<RowReport> {
         errors: Vec<crate::row::Issue>,
     }
     let stored: Stored = serde_json::from_str(json).ok()?;
-    Some(RowReport {
-        row,
-        status: stored.status,
-        phone: None,
-        campaign_id: None,
-        lead_id: None,
-        variables: Default::default(),
-        errors: stored.errors,
-        warnings: Vec::new(),
-        secondary_contacts: Vec::new(),
-        source_cells: Vec::new(),
-        region: None,
-        campaign_name: None,
-        number_type: None,
-    })
+    Some(RowReport { errors: stored.errors, ..RowReport::blank(row, stored.status) })
 }
 
 /// The first `size` of the rows found, and whether more were.
@@ -502,19 +488,9 @@ mod tests {
 
     fn row(n: u64, status: RowStatus, phone: &str, name: &str) -> RowReport {
         let mut row = RowReport {
-            row: n,
-            status,
             phone: Some(phone.to_string()).filter(|p| !p.is_empty()),
             campaign_id: Some(1),
-            lead_id: None,
-            variables: Default::default(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
-            secondary_contacts: Vec::new(),
-            source_cells: Vec::new(),
-            region: None,
-            campaign_name: None,
-            number_type: None,
+            ..RowReport::blank(n, status)
         };
         row.variables.insert(intern("name"), name.to_string());
         if status == RowStatus::Rejected {

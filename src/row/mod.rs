@@ -242,6 +242,25 @@ pub struct RowReport {
 }
 
 impl RowReport {
+    /// A row with a status and nothing else known about it yet.
+    pub fn blank(row: u64, status: RowStatus) -> RowReport {
+        RowReport {
+            row,
+            status,
+            phone: None,
+            campaign_id: None,
+            lead_id: None,
+            variables: Default::default(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            secondary_contacts: Vec::new(),
+            source_cells: Vec::new(),
+            region: None,
+            campaign_name: None,
+            number_type: None,
+        }
+    }
+
     /// Skipped because the person must not be called (a suppression list, no consent).
     pub fn is_do_not_call(&self) -> bool {
         self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_do_not_call())

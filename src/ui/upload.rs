@@ -50,6 +50,29 @@ pub(super) fn declared_too_large(headers: &HeaderMap, max_bytes: u64) -> bool {
 
 /// Reads the body's `file` field into a new folder of `sources`; other fields are skipped.
 /// Returns the new id and the sheet, not yet registered.
+/// The file of a multipart form, refused at once when the request says it is too large.
+pub(super) async fn receive_within(
+    headers: &axum::http::HeaderMap,
+    multipart: &mut Multipart,
+    sources: &Sources,
+    max_bytes: u64,
+) -> Result<(String, Chosen), UploadError> {
+    match declared_too_large(headers, max_bytes) {
+        true => Err(UploadError::TooLarge { max: max_bytes }),
+        false => receive(multipart, sources, max_bytes).await,
+    }
+}
+
+/// What a page says about a refused upload.
+pub(super) fn said(error: &UploadError, t: &super::text::Text) -> String {
+    match error {
+        UploadError::NoFile => t.no_file_chosen.to_string(),
+        UploadError::TooLarge { max } => (t.too_large)(max / (1024 * 1024)),
+        UploadError::Broken(_) => t.upload_failed.to_string(),
+        UploadError::Io { .. } => error.to_string(),
+    }
+}
+
 pub(super) async fn receive(
     multipart: &mut Multipart,
     sources: &Sources,

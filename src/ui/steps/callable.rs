@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
-use super::super::upload::{self, UploadError};
+use super::super::upload;
 use super::field;
 use crate::mapping::{MappingFile, default_consent_values};
 use crate::phone::{BLOCKABLE, NumberType};
@@ -140,10 +140,8 @@ pub(in super::super) async fn upload_list(
     mut multipart: Multipart,
 ) -> Response {
     let t = view.text();
-    let received = match upload::declared_too_large(&headers, app.max_upload_bytes) {
-        true => Err(UploadError::TooLarge { max: app.max_upload_bytes }),
-        false => upload::receive(&mut multipart, &app.sources, app.max_upload_bytes).await,
-    };
+    let received =
+        upload::receive_within(&headers, &mut multipart, &app.sources, app.max_upload_bytes).await;
     match received {
         Ok((list, chosen)) => {
             app.sources.insert(list.clone(), chosen);
@@ -160,7 +158,7 @@ pub(in super::super) async fn upload_list(
         Err(error) => {
             let body = format!(
                 "{}<p><a href=\"/mapping/{}\">{}</a></p>",
-                page::error_box(t, &error.to_string()),
+                page::error_box(t, &upload::said(&error, t)),
                 Esc(&id),
                 Esc(t.back_mapping)
             );

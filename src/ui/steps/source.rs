@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::super::page::{self, Esc, Step, View};
 use super::super::runs::{Kind, State as RunState};
 use super::super::sources::Chosen;
-use super::super::upload::{self, UploadError};
+use super::super::upload;
 use super::super::{App, text::Text};
 use crate::pipeline;
 use crate::source::is_url;
@@ -31,10 +31,8 @@ pub(in super::super) async fn upload(
     mut multipart: Multipart,
 ) -> Response {
     let t = view.text();
-    let received = match upload::declared_too_large(&headers, app.max_upload_bytes) {
-        true => Err(UploadError::TooLarge { max: app.max_upload_bytes }),
-        false => upload::receive(&mut multipart, &app.sources, app.max_upload_bytes).await,
-    };
+    let received =
+        upload::receive_within(&headers, &mut multipart, &app.sources, app.max_upload_bytes).await;
     match received {
         Ok((id, chosen)) => {
             tracing::info!(%id, location = %chosen.location, "ui: file uploaded");
@@ -42,12 +40,7 @@ pub(in super::super) async fn upload(
             to_reading(&id)
         }
         Err(error) => {
-            let message = match &error {
-                UploadError::NoFile => t.no_file_chosen.to_string(),
-                UploadError::TooLarge { max } => (t.too_large)(max / MIB),
-                UploadError::Broken(_) => t.upload_failed.to_string(),
-                UploadError::Io { .. } => error.to_string(),
-            };
+            let message = upload::said(&error, t);
             tracing::info!("ui: upload refused: {error}");
             render(&app, &view, Some(&message), "", error.status())
         }

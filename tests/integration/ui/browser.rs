@@ -71,11 +71,7 @@ fn chromium_opens_the_printed_url_and_shows_the_source_page() {
 /// (`apt-get install chromium-driver`), except on CI.
 #[test]
 fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
-    let Some(driver) = WebDriver::start() else {
-        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
-        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
-        return;
-    };
+    let Some(driver) = WebDriver::start_or_skip() else { return };
     let ui = TestUi::start();
     let csv = sample("leads.csv");
     let session = driver.session(&ui.dir.path().join("chromium-profile"));
@@ -126,11 +122,7 @@ fn chromium_chooses_a_sheet_by_keyboard_and_sees_it_read() {
 /// number and Anna once. Screenshots of the check, the row and the results join the others.
 #[test]
 fn chromium_takes_the_german_export_from_file_to_leads() {
-    let Some(driver) = WebDriver::start() else {
-        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
-        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
-        return;
-    };
+    let Some(driver) = WebDriver::start_or_skip() else { return };
     let sandbox = TestSandbox::start();
     let ui = TestUi::with(|config| {
         config.client = Some(sandbox.client(ALICE));
@@ -226,11 +218,7 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
 /// The sandbox then holds every valid row exactly once.
 #[test]
 fn chromium_stops_a_send_midway_and_sends_the_rest_exactly_once() {
-    let Some(driver) = WebDriver::start() else {
-        assert!(!on_ci(), "`chromedriver` is not on PATH, and CI is set: install chromium-driver");
-        eprintln!("notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI");
-        return;
-    };
+    let Some(driver) = WebDriver::start_or_skip() else { return };
     let sandbox = TestSandbox::start();
     let ui = TestUi::with(|config| {
         config.client = Some(sandbox.client(ALICE));
@@ -304,6 +292,21 @@ struct WebDriver {
 }
 
 impl WebDriver {
+    /// The driver; `None`, saying so, where `chromedriver` is missing, except on CI.
+    fn start_or_skip() -> Option<WebDriver> {
+        let driver = WebDriver::start();
+        if driver.is_none() {
+            assert!(
+                !on_ci(),
+                "`chromedriver` is not on PATH, and CI is set: install chromium-driver"
+            );
+            eprintln!(
+                "notice: `chromedriver` is not on PATH; skipping the WebDriver check of the UI"
+            );
+        }
+        driver
+    }
+
     fn start() -> Option<WebDriver> {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = match Command::new("chromedriver")

@@ -6,7 +6,7 @@
 use calamine::{Data, Reader, open_workbook_auto_from_rs};
 use serde_json::Value;
 
-use super::flow::{finished, redirected, rows_shown};
+use super::flow::{checked_leads, finished, redirected, rows_shown};
 use super::{TestUi, leads_csv};
 use crate::support::{ALICE, TestSandbox};
 
@@ -33,15 +33,6 @@ fn cell_holding(body: &str, value: &str) -> String {
     name[..name.find('"').unwrap()].to_string()
 }
 
-fn check_leads(ui: &TestUi, cookie: &str, region: &str) -> String {
-    let reading = ui.upload_ok(cookie, "leads.csv", &leads_csv());
-    let id = reading.trim_start_matches("/reading/").to_string();
-    let started = ui.send(
-        ui.post(&format!("/check/{id}"), cookie).form(&[("campaign", ""), ("region", region)]),
-    );
-    redirected(&started, "/run/")
-}
-
 #[test]
 fn a_fixed_cell_and_an_excluded_row_are_checked_again_and_sent_as_changed() {
     let sandbox = TestSandbox::start();
@@ -50,8 +41,8 @@ fn a_fixed_cell_and_an_excluded_row_are_checked_again_and_sent_as_changed() {
         config.push.rate = 0.0;
     });
     let cookie = ui.login();
-    let check = check_leads(&ui, &cookie, "DE");
-    let before = finished(&ui, &cookie, &check);
+    let check = checked_leads(&ui, &cookie, &[("campaign", ""), ("region", "DE")]);
+    let before = ui.get(&check, &cookie);
     let (valid, rejected) = (figure(&before.body, "valid"), figure(&before.body, "rejected"));
     let thomas = row_found(&ui, &cookie, &check, "call%20me");
     let jan = row_found(&ui, &cookie, &check, "vries");
@@ -146,8 +137,8 @@ fn every_duplicate_is_excluded_with_one_action_and_the_sheet_checked_again() {
     let sandbox = TestSandbox::start();
     let ui = TestUi::with(|config| config.client = Some(sandbox.client(ALICE)));
     let cookie = ui.login();
-    let check = check_leads(&ui, &cookie, "DE");
-    let page = finished(&ui, &cookie, &check);
+    let check = checked_leads(&ui, &cookie, &[("campaign", ""), ("region", "DE")]);
+    let page = ui.get(&check, &cookie);
     let duplicates = figure(&page.body, "duplicate");
     assert!(duplicates > 0, "{}", page.body);
     let action = match duplicates {
@@ -199,8 +190,7 @@ fn rows_of_a_send_or_of_an_unknown_run_cannot_be_changed() {
     assert_eq!(ui.get("/run/nope/row/2", &cookie).status, 404);
     let refused = ui.send(ui.post("/run/nope/row/2/exclude", &cookie).form(&[("exclude", "1")]));
     assert_eq!(refused.status, 404);
-    let check = check_leads(&ui, &cookie, "DE");
-    finished(&ui, &cookie, &check);
+    let check = checked_leads(&ui, &cookie, &[("campaign", ""), ("region", "DE")]);
     assert_eq!(ui.get(&format!("{check}/row/99999"), &cookie).status, 404, "past the end");
 }
 
@@ -303,12 +293,11 @@ fn a_send_with_edits_resumes_only_with_the_same_edits() {
         config.push.concurrency = 1;
     });
     let cookie = ui.login();
-    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
-    let id = reading.trim_start_matches("/reading/").to_string();
-    let form = [("campaign", "10"), ("region", "DE"), ("allow_duplicates", "on")];
-    let check =
-        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
-    finished(&ui, &cookie, &check);
+    let check = checked_leads(
+        &ui,
+        &cookie,
+        &[("campaign", "10"), ("region", "DE"), ("allow_duplicates", "on")],
+    );
     let thomas = row_found(&ui, &cookie, &check, "call%20me");
     let row_page = ui.get(&format!("{check}/row/{thomas}"), &cookie);
     let phone = cell_holding(&row_page.body, "0151 CALL ME");

@@ -23,6 +23,17 @@ pub(super) fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
     }
 }
 
+/// Uploads leads.csv, checks it with the Mapping page's `form`, and returns the finished
+/// check's address.
+pub(super) fn checked_leads(ui: &TestUi, cookie: &str, form: &[(&str, &str)]) -> String {
+    let reading = ui.upload_ok(cookie, "leads.csv", &leads_csv());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), cookie).form(form));
+    let check = redirected(&started, "/run/");
+    finished(ui, cookie, &check);
+    check
+}
+
 pub(super) fn redirected(reply: &Reply, to: &str) -> String {
     assert_eq!(reply.status, 303, "{}", reply.body);
     let location = reply.header("location").to_string();
@@ -227,11 +238,7 @@ fn a_sends_progress_is_pushed_until_it_is_done() {
         config.push.concurrency = 1;
     });
     let cookie = ui.login();
-    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
-    let id = reading.trim_start_matches("/reading/").to_string();
-    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "10")]));
-    let check = redirected(&started, "/run/");
-    finished(&ui, &cookie, &check);
+    let check = checked_leads(&ui, &cookie, &[("campaign", "10")]);
     let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
     let page = ui.get(&send, &cookie);
     assert!(page.body.contains(&format!("data-live=\"{send}/live\"")), "{}", page.body);
@@ -261,12 +268,7 @@ fn a_throttled_send_says_on_its_page_what_it_waits_for() {
         config.push.concurrency = 4;
     });
     let cookie = ui.login();
-    let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
-    let id = reading.trim_start_matches("/reading/").to_string();
-    let form = [("campaign", "10"), ("allow_duplicates", "on")];
-    let check =
-        redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
-    finished(&ui, &cookie, &check);
+    let check = checked_leads(&ui, &cookie, &[("campaign", "10"), ("allow_duplicates", "on")]);
     let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
     let live = ui.get(&format!("{send}/live"), &cookie);
     assert!(

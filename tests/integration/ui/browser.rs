@@ -220,11 +220,7 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
 fn chromium_stops_a_send_midway_and_sends_the_rest_exactly_once() {
     let Some(driver) = WebDriver::start_or_skip() else { return };
     let sandbox = TestSandbox::start();
-    let ui = TestUi::with(|config| {
-        config.client = Some(sandbox.client(ALICE));
-        config.push.rate = 2.0;
-        config.push.concurrency = 1;
-    });
+    let ui = TestUi::sending_to(&sandbox, 2.0, 1);
     let session = driver.session(&ui.dir.path().join("chromium-profile"));
     driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
     let location = driver.by_label(&session, "Path or link");

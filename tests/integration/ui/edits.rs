@@ -287,11 +287,7 @@ fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
 #[test]
 fn a_send_with_edits_resumes_only_with_the_same_edits() {
     let sandbox = TestSandbox::start();
-    let ui = TestUi::with(|config| {
-        config.client = Some(sandbox.client(ALICE));
-        config.push.rate = 4.0;
-        config.push.concurrency = 1;
-    });
+    let ui = TestUi::sending_to(&sandbox, 4.0, 1);
     let cookie = ui.login();
     let check = checked_leads(
         &ui,

@@ -131,11 +131,7 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
 #[test]
 fn a_send_stopped_from_the_page_sends_the_rest_exactly_once() {
     let sandbox = TestSandbox::start();
-    let ui = TestUi::with(|config| {
-        config.client = Some(sandbox.client(ALICE));
-        config.push.rate = 4.0;
-        config.push.concurrency = 1;
-    });
+    let ui = TestUi::sending_to(&sandbox, 4.0, 1);
     let cookie = ui.login();
     let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
     let id = reading.trim_start_matches("/reading/").to_string();
@@ -232,11 +228,7 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
 #[test]
 fn a_sends_progress_is_pushed_until_it_is_done() {
     let sandbox = TestSandbox::start();
-    let ui = TestUi::with(|config| {
-        config.client = Some(sandbox.client(ALICE));
-        config.push.rate = 6.0;
-        config.push.concurrency = 1;
-    });
+    let ui = TestUi::sending_to(&sandbox, 6.0, 1);
     let cookie = ui.login();
     let check = checked_leads(&ui, &cookie, &[("campaign", "10")]);
     let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
@@ -262,11 +254,7 @@ fn a_throttled_send_says_on_its_page_what_it_waits_for() {
         seed: Some(7),
         ..Default::default()
     });
-    let ui = TestUi::with(|config| {
-        config.client = Some(sandbox.client(ALICE));
-        config.push.rate = 0.0;
-        config.push.concurrency = 4;
-    });
+    let ui = TestUi::sending_to(&sandbox, 0.0, 4);
     let cookie = ui.login();
     let check = checked_leads(&ui, &cookie, &[("campaign", "10"), ("allow_duplicates", "on")]);
     let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");

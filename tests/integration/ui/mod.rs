@@ -63,6 +63,16 @@ impl TestUi {
         TestUi { runtime, ui: Some(ui), dir, http, seen: RefCell::new(Vec::new()) }
     }
 
+    /// A UI that sends to `sandbox` as ALICE at `rate` a second (0: no limit), `concurrency`
+    /// requests at once.
+    fn sending_to(sandbox: &crate::support::TestSandbox, rate: f64, concurrency: usize) -> TestUi {
+        TestUi::with(|config| {
+            config.client = Some(sandbox.client(crate::support::ALICE));
+            config.push.rate = rate;
+            config.push.concurrency = concurrency;
+        })
+    }
+
     fn ui(&self) -> &Ui {
         self.ui.as_ref().unwrap()
     }

@@ -5,7 +5,9 @@
 # the server's peak memory (VmHWM).
 # usage: bench/ui_check.sh BIN FILE   e.g. target/release/leadsync /tmp/leads_1m.csv
 # (a file from ../shared/bench/gen_leads.py --rows 1000000); compare the check's time with
-# `BIN import FILE --dry-run --offline -q --campaign 1` run beside it.
+# `BIN import FILE --dry-run --offline -q --campaign 1` run beside it, e.g. in turn:
+#   farm-bench --vs "BIN import FILE --dry-run --offline -q --campaign 1" -- \
+#     env UI_CHECK_ONLY=1 bash bench/ui_check.sh BIN FILE
 set -euo pipefail
 BIN=$1; FILE=$2
 STATE=$(mktemp -d)
@@ -25,6 +27,8 @@ RUN=${RUN#$ORIGIN}
 while curl -s -b "$JAR" "$ORIGIN$RUN" | grep -q data-refresh; do sleep 0.05; done
 END=$(date +%s.%N)
 echo "check of $(basename "$FILE"): $(echo "$END - $START" | bc) s"
+# UI_CHECK_ONLY=1: stop here, for timing the check beside the CLI's dry run with farm-bench.
+[ -n "${UI_CHECK_ONLY:-}" ] && exit 0
 for q in "" "?after=500000" "?status=rejected" "?status=rejected&after=900000" "?reason=invalid_phone&after=600000" "?q=m%C3%BCller" "?q=zzzz-not-there"; do
   for k in 1 2 3; do
     T=$(curl -s -b "$JAR" -o /dev/null -w '%{time_total}' "$ORIGIN$RUN$q")

@@ -49,8 +49,7 @@ const SCHEMA: &str = "
 /// stored in line, SQLite's work made a check of a million rows half again as long.
 pub(super) struct RowsDbWriter {
     path: PathBuf,
-    json: Vec<u8>,
-    batch: Vec<Held>,
+    batch: Batch,
     /// When the last batch was handed on: a send's rows come slowly, and its page shows them
     /// as they are stored.
     handed: std::time::Instant,
@@ -58,17 +57,25 @@ pub(super) struct RowsDbWriter {
     db: Option<std::thread::JoinHandle<rusqlite::Result<()>>>,
 }
 
-/// A row as stored: its number, its status, its JSON (always UTF-8: `json_row` writes only
-/// `str`s) and its reasons.
-struct Held {
-    row: i64,
-    status: &'static str,
+/// Rows handed on together: each row's JSON (always UTF-8: `json_row` writes only `str`s) and
+/// its reasons' codes in one buffer each, so a row costs no allocation of its own.
+#[derive(Default)]
+struct Batch {
+    rows: Vec<Held>,
     json: Vec<u8>,
     codes: Vec<&'static str>,
 }
 
+/// A row as stored: its number, its status, and where its JSON and codes are in the batch.
+struct Held {
+    row: i64,
+    status: &'static str,
+    json: std::ops::Range<usize>,
+    codes: std::ops::Range<usize>,
+}
+
 enum ToDb {
-    Rows(Vec<Held>),
+    Rows(Batch),
     Finish { summary: String, run: String },
 }
 
@@ -100,8 +107,7 @@ impl RowsDbWriter {
             .map_err(|source| ReportError::Create { path: path.to_path_buf(), source })?;
         Ok(RowsDbWriter {
             path: path.to_path_buf(),
-            json: Vec::new(),
-            batch: Vec::with_capacity(ROWS_PER_BATCH),
+            batch: Batch::default(),
             handed: std::time::Instant::now(),
             to_db: Some(to_db),
             db: Some(thread),
@@ -171,24 +177,24 @@ impl Db {
         Ok(())
     }
 
-    fn insert(&mut self, batch: &[Held]) -> rusqlite::Result<()> {
+    fn insert(&mut self, batch: &Batch) -> rusqlite::Result<()> {
         let mut row_insert = self.connection.prepare_cached(
             "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
         )?;
         let mut reason_insert =
             self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
-        for held in batch {
+        for held in &batch.rows {
             // Text as it is: `json_row` writes only `str`s, so checking it again is waste.
-            let json = ToSqlOutput::Borrowed(ValueRef::Text(&held.json));
+            let json = ToSqlOutput::Borrowed(ValueRef::Text(&batch.json[held.json.clone()]));
             row_insert.execute(params![held.row, held.status, json])?;
-            for code in &held.codes {
+            for code in &batch.codes[held.codes.clone()] {
                 reason_insert.execute(params![code, held.row])?;
             }
             *self.tally.entry(held.status).or_default() += 1;
         }
         drop((row_insert, reason_insert));
         let before = self.written;
-        self.written += batch.len() as u64;
+        self.written += batch.rows.len() as u64;
         let crossed = before / ROWS_PER_COMMIT != self.written / ROWS_PER_COMMIT;
         if crossed || self.committed.elapsed() > COMMIT_EVERY {
             self.commit("COMMIT; BEGIN")?;
@@ -207,18 +213,19 @@ impl Db {
 
 impl ReportWriter for RowsDbWriter {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
-        self.json.clear();
-        json_row::write_row(&mut self.json, row);
-        let codes = row.errors.iter().chain(&row.warnings).map(|i| i.code.as_str()).collect();
-        self.batch.push(Held {
+        let batch = &mut self.batch;
+        let (json_from, codes_from) = (batch.json.len(), batch.codes.len());
+        json_row::write_row(&mut batch.json, row);
+        batch.codes.extend(row.errors.iter().chain(&row.warnings).map(|i| i.code.as_str()));
+        batch.rows.push(Held {
             row: row.row as i64,
             status: status_str(row.status),
-            json: self.json.clone(),
-            codes,
+            json: json_from..batch.json.len(),
+            codes: codes_from..batch.codes.len(),
         });
-        if self.batch.len() >= ROWS_PER_BATCH || self.handed.elapsed() > HAND_ON_EVERY {
+        if batch.rows.len() >= ROWS_PER_BATCH || self.handed.elapsed() > HAND_ON_EVERY {
             self.handed = std::time::Instant::now();
-            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(ROWS_PER_BATCH));
+            let batch = std::mem::take(&mut self.batch);
             self.hand_on(ToDb::Rows(batch))?;
         }
         Ok(())

@@ -33,6 +33,7 @@ mod xls_scan;
 mod xlsb_errors;
 mod xlsb_scan;
 mod xml_scan;
+mod zip_guard;
 mod zip_scan;
 
 use std::collections::VecDeque;
@@ -219,6 +220,7 @@ impl Source {
                 let found = zip_scan::check(path, &location, format)?;
                 let hints = sheet::Hints {
                     xlsb_formula_errors: found.xlsb_formula_errors,
+                    guard: Some(found.guard),
                     ..Default::default()
                 };
                 (hints, None)

@@ -1,17 +1,22 @@
 //! The worksheets of an XLSX, scanned while calamine reads them instead of before.
 //!
 //! A worksheet is most of a workbook (a 1M-row sheet is 500 MB of XML), and calamine streams
-//! it, so inflating it once more before calamine does cost as much as reading it. Instead the
-//! file handed to calamine is a `GuardedFile`: every compressed byte of a deferred part passes
-//! through its own inflater and `xml_scan` before calamine gets it, so calamine's inflater can
-//! never be ahead of the scan, and a part over a limit fails calamine's next read. Only the
-//! per-part limits apply to such a part (a cell, a tag or text run, nesting) plus the count of
-//! elements calamine keeps, which is checked as the part goes; the workbook-wide tallies
-//! (shared strings, ODS sheets) come from parts `zip_scan` still scans before.
+//! it, so inflating it once more before calamine did cost as much as reading it. Instead the
+//! file handed to calamine is a `GuardedFile`, and the first read of a deferred part starts a
+//! thread that inflates the part on its own handle and runs `xml_scan` over it, on the core the
+//! sheet's reader leaves. A read of the part's compressed bytes waits until the scan has passed
+//! them, so calamine's inflater is never ahead of the scan, and a part over a limit fails
+//! calamine's next read with that limit. Only the per-part limits apply to such a part (a cell,
+//! a tag or text run, nesting) plus the count of elements calamine keeps, checked as the part
+//! goes; the workbook-wide tallies (shared strings, ODS sheets) come from the parts
+//! `zip_scan` still scans before, and a part nobody reads is never scanned.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
 
 use flate2::{Decompress, FlushDecompress, Status};
 
@@ -35,120 +40,191 @@ pub(super) struct Deferred {
     pub size: u64,
 }
 
-/// The deferred parts of one workbook and the limit one of them went past, if any.
+/// The deferred parts of one workbook and how far their scans have got.
 #[derive(Debug, Default)]
 pub(super) struct Guard {
+    path: PathBuf,
     parts: Vec<Deferred>,
-    /// Elements calamine keeps, counted in the parts scanned before.
+    /// Elements calamine keeps, counted in the parts scanned before and in deferred ones.
     kept_before: u64,
-    breach: Mutex<Option<Limit>>,
+    kept: AtomicU64,
+    state: Mutex<Progress>,
+    moved: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    /// Per part, the compressed offset up to which it is scanned, once its scan has begun.
+    scanned: Vec<Option<u64>>,
+    /// Per part, the damage its scan stopped at.
+    damaged: Vec<Option<String>>,
+    breach: Option<Limit>,
+    /// The file is closed: scans stop.
+    closed: bool,
 }
 
 impl Guard {
-    pub(super) fn new(parts: Vec<Deferred>, kept_before: u64) -> Guard {
-        Guard { parts, kept_before, breach: Mutex::default() }
+    pub(super) fn new(path: PathBuf, parts: Vec<Deferred>, kept_before: u64) -> Guard {
+        let state = Progress {
+            scanned: vec![None; parts.len()],
+            damaged: vec![None; parts.len()],
+            ..Progress::default()
+        };
+        Guard { path, parts, kept_before, state: Mutex::new(state), ..Guard::default() }
     }
 
     /// The refusal for `location` when a deferred part went past a limit: calamine only saw
     /// a failed read, which would read as a damaged file.
     pub(super) fn refusal(&self, location: &str) -> Option<SourceError> {
-        let breach = self.breach.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        breach.map(|limit| limit.error(location))
+        self.lock().breach.clone().map(|limit| limit.error(location))
     }
 
-    fn record(&self, limit: Limit) -> io::Error {
-        let error = io::Error::other(limit.to_string());
-        *self.breach.lock().unwrap_or_else(|e| e.into_inner()) = Some(limit);
-        error
+    fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many of `len` bytes at `at` calamine may read now: it waits for the scans of the
+    /// deferred parts those bytes belong to, and starts a part's scan on its first read.
+    fn allow(self: &Arc<Guard>, at: u64, len: usize) -> io::Result<usize> {
+        let end = at + len as u64;
+        let mut state = self.lock();
+        loop {
+            if let Some(limit) = &state.breach {
+                return Err(io::Error::other(limit.to_string()));
+            }
+            let mut allowed = end;
+            let mut wait = false;
+            for (index, part) in self.parts.iter().enumerate() {
+                let to = end.min(part.end);
+                if at.max(part.start) >= to {
+                    continue;
+                }
+                let scanned = match state.scanned[index] {
+                    Some(scanned) => scanned,
+                    None => {
+                        state.scanned[index] = Some(part.start);
+                        self.start_scan(index)?;
+                        part.start
+                    }
+                };
+                if scanned >= to {
+                    continue;
+                }
+                if scanned > at {
+                    allowed = allowed.min(scanned);
+                } else if let Some(damage) = &state.damaged[index] {
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, damage.clone()));
+                } else {
+                    wait = true;
+                }
+            }
+            if !wait {
+                return Ok((allowed - at) as usize);
+            }
+            state = self.moved.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn start_scan(self: &Arc<Guard>, index: usize) -> io::Result<()> {
+        let guard = Arc::clone(self);
+        thread::Builder::new()
+            .name("leadsync-scan".to_owned())
+            .spawn(move || guard.scan(index))
+            .map(drop)
+    }
+
+    /// The scan thread of part `index`: inflates and scans it chunk by chunk, publishing how
+    /// far it got after each, until the part ends, a limit is hit or the file is closed.
+    fn scan(&self, index: usize) {
+        let part = &self.parts[index];
+        let mut scan = PartScan::new(part);
+        let mut buf = vec![0u8; CHUNK];
+        let opened = File::open(&self.path).and_then(|mut file| {
+            file.seek(SeekFrom::Start(part.start))?;
+            Ok(file)
+        });
+        let mut file = match opened {
+            Ok(file) => file,
+            Err(e) => {
+                self.publish(index, Err(Failure::Damaged(e)), part.start);
+                return;
+            }
+        };
+        let mut next = part.start;
+        while next < part.end && !scan.done {
+            let want = (part.end - next).min(CHUNK as u64) as usize;
+            let kept = scan.cells.kept;
+            let fed = match file.read(&mut buf[..want]) {
+                Ok(0) => Err(Failure::Damaged(io::ErrorKind::UnexpectedEof.into())),
+                Ok(n) => {
+                    next += n as u64;
+                    scan.feed(part, &buf[..n])
+                }
+                Err(e) => Err(Failure::Damaged(e)),
+            };
+            let kept = self.kept.fetch_add(scan.cells.kept - kept, Ordering::Relaxed)
+                + (scan.cells.kept - kept);
+            let fed = match fed {
+                Ok(()) if self.kept_before + kept > limits::MAX_KEPT_ELEMENTS => {
+                    Err(Failure::Limit(Limit::Elements { found: self.kept_before + kept }))
+                }
+                fed => fed,
+            };
+            let at = if scan.done { part.end } else { next };
+            if !self.publish(index, fed, at) {
+                return;
+            }
+        }
+    }
+
+    /// Records how far part `index` is scanned, or why its scan stopped; false when it should.
+    fn publish(&self, index: usize, fed: Result<(), Failure>, scanned: u64) -> bool {
+        let mut state = self.lock();
+        let going = match fed {
+            Ok(()) => {
+                state.scanned[index] = Some(scanned);
+                !state.closed && state.breach.is_none()
+            }
+            Err(Failure::Limit(limit)) => {
+                state.breach.get_or_insert(limit);
+                false
+            }
+            Err(Failure::Damaged(e)) => {
+                state.damaged[index] = Some(format!("part `{}`: {e}", self.parts[index].name));
+                false
+            }
+        };
+        drop(state);
+        self.moved.notify_all();
+        going
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
     }
 }
 
-/// The workbook file as calamine reads it, scanning deferred parts on the way.
+/// The workbook file as calamine reads it, held back behind the scans of deferred parts.
 pub(super) struct GuardedFile {
     file: File,
     pos: u64,
     guard: Arc<Guard>,
-    /// The scan of each deferred part, by index in `guard.parts`, once it has begun.
-    scans: Vec<Option<PartScan>>,
-    /// Kept elements counted in deferred parts so far.
-    kept: u64,
 }
 
 impl GuardedFile {
     pub(super) fn new(file: File, guard: Arc<Guard>) -> GuardedFile {
-        let scans = guard.parts.iter().map(|_| None).collect();
-        GuardedFile { file, pos: 0, guard, scans, kept: 0 }
-    }
-
-    /// Scans the bytes `data`, read at `at`, of every deferred part they overlap.
-    fn scan(&mut self, at: u64, data: &[u8]) -> io::Result<()> {
-        let end = at + data.len() as u64;
-        for index in 0..self.guard.parts.len() {
-            let part = &self.guard.parts[index];
-            let (from, to) = (at.max(part.start), end.min(part.end));
-            if from >= to {
-                continue;
-            }
-            self.catch_up(index, from)?;
-            let bytes = &data[(from - at) as usize..(to - at) as usize];
-            self.feed(index, bytes)?;
-        }
-        Ok(())
-    }
-
-    /// Brings the scan of part `index` to the compressed offset `to`: a read from the part's
-    /// start begins it anew (calamine opens a sheet once to probe it, then to read it), and
-    /// bytes it skipped or read before are read here.
-    fn catch_up(&mut self, index: usize, to: u64) -> io::Result<()> {
-        let part = &self.guard.parts[index];
-        let next = self.scans[index].as_ref().map(|scan| scan.next);
-        if next != Some(to) && next.is_none_or(|next| next > to) {
-            if let Some(old) = self.scans[index].take() {
-                self.kept -= old.cells.kept;
-            }
-            self.scans[index] = Some(PartScan::new(part));
-        }
-        let Some(mut next) = self.scans[index].as_ref().map(|scan| scan.next) else {
-            return Ok(());
-        };
-        let mut buf = vec![0u8; CHUNK];
-        while next < to {
-            let want = (to - next).min(CHUNK as u64) as usize;
-            self.file.seek(SeekFrom::Start(next))?;
-            self.file.read_exact(&mut buf[..want])?;
-            self.feed(index, &buf[..want])?;
-            next += want as u64;
-        }
-        self.file.seek(SeekFrom::Start(self.pos))?;
-        Ok(())
-    }
-
-    fn feed(&mut self, index: usize, bytes: &[u8]) -> io::Result<()> {
-        let Some(scan) = self.scans[index].as_mut() else { return Ok(()) };
-        let before = scan.cells.kept;
-        let result = scan.feed(&self.guard.parts[index], bytes);
-        self.kept += scan.cells.kept - before;
-        match result {
-            Ok(()) if self.guard.kept_before + self.kept > limits::MAX_KEPT_ELEMENTS => {
-                let found = self.guard.kept_before + self.kept;
-                Err(self.guard.record(Limit::Elements { found }))
-            }
-            Ok(()) => Ok(()),
-            Err(Failure::Limit(limit)) => Err(self.guard.record(limit)),
-            Err(Failure::Damaged(e)) => Err(e),
-        }
+        GuardedFile { file, pos: 0, guard }
     }
 }
 
 impl Read for GuardedFile {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Some(breach) = self.guard.breach.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            return Err(io::Error::other(breach.to_string()));
-        }
-        let n = self.file.read(buf)?;
-        let at = self.pos;
+        let len = match self.guard.parts.is_empty() {
+            true => buf.len(),
+            false => self.guard.allow(self.pos, buf.len())?,
+        };
+        let n = self.file.read(&mut buf[..len])?;
         self.pos += n as u64;
-        self.scan(at, &buf[..n])?;
         Ok(n)
     }
 }
@@ -160,6 +236,12 @@ impl Seek for GuardedFile {
     }
 }
 
+impl Drop for GuardedFile {
+    fn drop(&mut self) {
+        self.guard.close();
+    }
+}
+
 enum Failure {
     Limit(Limit),
     Damaged(io::Error),
@@ -167,8 +249,6 @@ enum Failure {
 
 /// One deferred part's scan: its inflater, the XML scanner and the per-part tallies.
 struct PartScan {
-    /// The compressed offset of the next byte to scan.
-    next: u64,
     inflater: Option<Decompress>,
     out: Vec<u8>,
     /// Inflated bytes scanned; past the declared size the zip crate reads nothing.
@@ -181,7 +261,6 @@ struct PartScan {
 impl PartScan {
     fn new(part: &Deferred) -> PartScan {
         PartScan {
-            next: part.start,
             inflater: (!part.stored).then(|| Decompress::new(false)),
             out: vec![0u8; CHUNK],
             inflated: 0,
@@ -192,7 +271,6 @@ impl PartScan {
     }
 
     fn feed(&mut self, part: &Deferred, mut input: &[u8]) -> Result<(), Failure> {
-        self.next += input.len() as u64;
         let Some(mut inflater) = self.inflater.take() else {
             return self.scan(part, input);
         };
@@ -252,5 +330,46 @@ impl PartScan {
                 .map_err(Failure::Limit)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufReader, Write};
+
+    use super::*;
+    use crate::source::Format;
+    use crate::source::zip_scan;
+
+    fn workbook(sheet: &[u8]) -> tempfile::NamedTempFile {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut zip = zip::ZipWriter::new(file.reopen().unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        zip.start_file("xl/worksheets/sheet1.xml", options).unwrap();
+        zip.write_all(sheet).unwrap();
+        zip.finish().unwrap();
+        file
+    }
+
+    #[test]
+    fn a_worksheet_passes_the_check_and_is_refused_as_it_is_read() {
+        let run = vec![b'a'; 17 * 1024 * 1024];
+        let sheet = [&b"<worksheet><sheetData>"[..], &run, b"</sheetData></worksheet>"].concat();
+        let file = workbook(&sheet);
+        let found = zip_scan::check(file.path(), "x.xlsx", Format::Xlsx).unwrap();
+        assert!(found.guard.refusal("x.xlsx").is_none(), "nothing is scanned before");
+
+        // Reading the part (or the file's first bytes, which it shares) waits for its scan,
+        // which refuses it before calamine could buffer the run.
+        let read = || -> zip::result::ZipResult<u64> {
+            let guarded = GuardedFile::new(File::open(file.path())?, found.guard.clone());
+            let mut zip = zip::ZipArchive::new(BufReader::new(guarded))?;
+            let mut part = zip.by_name("xl/worksheets/sheet1.xml")?;
+            Ok(io::copy(&mut part, &mut io::sink())?)
+        };
+        let error = read().unwrap_err().to_string();
+        assert!(error.contains("16 MiB"), "{error}");
+        let refusal = found.guard.refusal("x.xlsx").unwrap().to_string();
+        assert!(refusal.contains("an XML tag, comment or text of more than 16 MiB"), "{refusal}");
     }
 }

@@ -67,7 +67,7 @@ pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<Findi
     tally.verdict().map_err(|limit| limit.error(location))?;
     Ok(Findings {
         xlsb_formula_errors: tally.formula_errors > 0,
-        guard: Arc::new(Guard::new(deferred, tally.kept_elements)),
+        guard: Arc::new(Guard::new(path.to_owned(), deferred, tally.kept_elements)),
     })
 }
 

@@ -12,7 +12,7 @@
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
-# OLD_BIN=path/to/leadsync (import, report, push): an earlier build measured in the same rounds,
+# OLD_BIN=path/to/leadsync (import, report, xlsx, push): an earlier build measured in the same rounds,
 # for before/after figures from one run.
 # The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
 # The shared mapping (five variables and a secondary contact) is used when it is there.
@@ -191,16 +191,23 @@ bench_xlsx() {
   local has_fastexcel=1
   python3 -c 'import fastexcel, pyarrow' 2>/dev/null || has_fastexcel=0
   echo "== 1M-row XLSX against the same rows as CSV${mapping:+ (with ${mapping[1]##*/})}, dry runs, then fastexcel"
-  local a="$work/xlsx_ls" b="$work/xlsx_csv" c="$work/xlsx_fastexcel"
-  : > "$a"; : > "$b"; : > "$c"
+  local a="$work/xlsx_ls" b="$work/xlsx_csv" c="$work/xlsx_fastexcel" o="$work/xlsx_old"
+  : > "$a"; : > "$b"; : > "$c"; : > "$o"
   for _ in $(seq "$pairs"); do
     sample "$a" "$bin" import "$work/shared_1m.xlsx" --dry-run --offline -q "${mapping[@]}"
+    if [ -n "${OLD_BIN:-}" ]; then
+      sample "$o" "$OLD_BIN" import "$work/shared_1m.xlsx" --dry-run --offline -q "${mapping[@]}"
+    fi
     sample "$b" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q "${mapping[@]}"
     if [ "$has_fastexcel" = 1 ]; then sample "$c" "${fastexcel[@]}" "$work/shared_1m.xlsx"; fi
   done
   side "xlsx" "$a" 1000000
   side "csv" "$b" 1000000
   ratio "xlsx/csv" "$b" "$a"
+  if [ -n "${OLD_BIN:-}" ]; then
+    side "xlsx before" "$o" 1000000
+    ratio "before/this" "$a" "$o"
+  fi
   if [ "$has_fastexcel" = 1 ]; then
     side "fastexcel" "$c" 1000000
     ratio "fastexcel/leadsync" "$a" "$c"

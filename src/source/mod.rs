@@ -11,7 +11,8 @@
 //!
 //! `fetch` turns a URL into a local file first. Nothing here panics or aborts on bad input:
 //! damaged files are `SourceError`s that say what to do, and `zip_scan` / `xls_scan` hold a
-//! workbook to the `limits` before calamine allocates anything for it.
+//! workbook to the `limits` before calamine allocates anything for it (an XLSX's worksheets
+//! as calamine reads them, through `zip_guard`).
 
 mod cell;
 mod cfb;

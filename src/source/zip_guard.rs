@@ -13,6 +13,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -129,7 +130,13 @@ impl Guard {
         let guard = Arc::clone(self);
         thread::Builder::new()
             .name("leadsync-scan".to_owned())
-            .spawn(move || guard.scan(index))
+            .spawn(move || {
+                // A scan that died would leave calamine waiting for it forever.
+                if catch_unwind(AssertUnwindSafe(|| guard.scan(index))).is_err() {
+                    let failed = io::Error::other("the scan of the part failed");
+                    guard.publish(index, Err(Failure::Damaged(failed)), 0);
+                }
+            })
             .map(drop)
     }
 

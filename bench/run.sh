@@ -3,15 +3,19 @@
 # Python script a user would write (../shared/bench/py_baseline.py) on the same files.
 #   bench/run.sh            everything
 #   bench/run.sh import     dry-run speed, CPU and memory against the Python baseline, A B A B at
-#                           200k and 1M rows; the cost of a JSON report; the report identity check
+#                           200k and 1M rows, without and with ../shared/bench/bench-mapping.toml;
+#                           the cost of a JSON report; the report identity check
+#   bench/run.sh xlsx       the 1M-row XLSX against the same rows as CSV and against fastexcel
+#                           (pip install fastexcel pyarrow), A B C A B C, with the mapping
 #   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
-# OLD_BIN=path/to/leadsync (import, report, push): an earlier build measured in the same rounds,
+# OLD_BIN=path/to/leadsync (import, report, xlsx, push): an earlier build measured in the same rounds,
 # for before/after figures from one run.
 # The Python side needs `pip install phonenumbers openpyxl`; without it only leadsync runs.
+# The shared mapping (five variables and a secondary contact) is used when it is there.
 #
 # Identity: the 1M-row JSON report (timestamps blanked) must hash to bench/report_1m.sha256,
 # which was made by the binary from before the speed work. REF_BIN=path/to/leadsync compares
@@ -27,6 +31,8 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/leadsync"
 gen="${CARGO_TARGET_DIR:-$root/target}/release/examples/gen_leads"
 shared=$root/../shared/bench
 status=0
+mapping=()
+[ -f "$shared/bench-mapping.toml" ] && mapping=(--mapping "$shared/bench-mapping.toml")
 if [ -n "${OLD_BIN:-}" ] && [ ! -x "$OLD_BIN" ]; then
   echo "OLD_BIN=$OLD_BIN is not an executable leadsync" >&2; exit 2
 fi
@@ -103,22 +109,25 @@ ratio() {
 
 have_python() { [ -f "$shared/py_baseline.py" ] && python3 -c 'import phonenumbers, openpyxl' 2>/dev/null; }
 
-# leadsync A, Python B, alternating, $pairs times, on the shared generator's file of $1 rows.
-# With OLD_BIN=path/to/leadsync, that binary runs third in each round (A O B A O B ...), for a
-# before/after table from one run.
+# leadsync A, Python B, alternating, $pairs times, on the shared generator's file of $1 rows;
+# a third argument `mapped` gives leadsync the shared mapping (the Python script has its own
+# fixed columns either way). With OLD_BIN=path/to/leadsync, that binary runs third in each
+# round (A O B A O B ...), for a before/after table from one run.
 against_python() {
-  local rows=$1 file=$2
+  local rows=$1 file=$2 how=${3:-}
+  local extra=()
+  [ "$how" = mapped ] && extra=("${mapping[@]}")
   shared_data "$rows" "$file"
   local a="$work/pairs_ls_$rows" b="$work/pairs_py_$rows" o="$work/pairs_old_$rows"
   : > "$a"; : > "$b"; : > "$o"
   for _ in $(seq "$pairs"); do
-    sample "$a" "$bin" import "$work/$file" --dry-run --offline -q
+    sample "$a" "$bin" import "$work/$file" --dry-run --offline -q "${extra[@]}"
     if [ -n "${OLD_BIN:-}" ]; then
-      sample "$o" "$OLD_BIN" import "$work/$file" --dry-run --offline -q
+      sample "$o" "$OLD_BIN" import "$work/$file" --dry-run --offline -q "${extra[@]}"
     fi
     sample "$b" python3 "$shared/py_baseline.py" "$work/$file" --report "$work/py_rejects.json"
   done
-  printf '%s rows (%s), %s pairs, medians:\n' "$rows" "$file" "$pairs"
+  printf '%s rows (%s%s), %s pairs, medians:\n' "$rows" "$file" "${how:+, $how}" "$pairs"
   side leadsync "$a" "$rows"
   side python "$b" "$rows"
   ratio ratio "$a" "$b"
@@ -156,6 +165,10 @@ bench_import() {
   if have_python; then
     against_python 200000 shared_200k.csv
     against_python 1000000 shared_1m.csv
+    if [ ${#mapping[@]} -gt 0 ]; then
+      against_python 200000 shared_200k.csv mapped
+      against_python 1000000 shared_1m.csv mapped
+    fi
   else
     echo "  (skipped: needs ../shared/bench/py_baseline.py and pip install phonenumbers openpyxl)"
   fi
@@ -166,6 +179,42 @@ bench_import() {
   if have_python; then
     measure "python: 100k-row XLSX" python3 "$shared/py_baseline.py" "$work/shared_100k.xlsx" --report "$work/py_rejects_x.json"
   fi
+}
+
+# The 1M-row XLSX (A) against the same rows as CSV (B) and against fastexcel reading the XLSX
+# alone (C), in turn A B C, $pairs times: issue 27's targets (A at most 2.5x B, peak at most
+# 128 MiB, faster than C while validating every row).
+bench_xlsx() {
+  shared_data 1000000 shared_1m.xlsx --format xlsx
+  shared_data 1000000 shared_1m.csv
+  local fastexcel=(python3 -c 'import sys, fastexcel; fastexcel.read_excel(sys.argv[1]).load_sheet(0).to_arrow()')
+  local has_fastexcel=1
+  python3 -c 'import fastexcel, pyarrow' 2>/dev/null || has_fastexcel=0
+  echo "== 1M-row XLSX against the same rows as CSV${mapping:+ (with ${mapping[1]##*/})}, dry runs, then fastexcel"
+  local a="$work/xlsx_ls" b="$work/xlsx_csv" c="$work/xlsx_fastexcel" o="$work/xlsx_old"
+  : > "$a"; : > "$b"; : > "$c"; : > "$o"
+  for _ in $(seq "$pairs"); do
+    sample "$a" "$bin" import "$work/shared_1m.xlsx" --dry-run --offline -q "${mapping[@]}"
+    if [ -n "${OLD_BIN:-}" ]; then
+      sample "$o" "$OLD_BIN" import "$work/shared_1m.xlsx" --dry-run --offline -q "${mapping[@]}"
+    fi
+    sample "$b" "$bin" import "$work/shared_1m.csv" --dry-run --offline -q "${mapping[@]}"
+    if [ "$has_fastexcel" = 1 ]; then sample "$c" "${fastexcel[@]}" "$work/shared_1m.xlsx"; fi
+  done
+  side "xlsx" "$a" 1000000
+  side "csv" "$b" 1000000
+  ratio "xlsx/csv" "$b" "$a"
+  if [ -n "${OLD_BIN:-}" ]; then
+    side "xlsx before" "$o" 1000000
+    ratio "before/this" "$a" "$o"
+  fi
+  if [ "$has_fastexcel" = 1 ]; then
+    side "fastexcel" "$c" 1000000
+    ratio "fastexcel/leadsync" "$a" "$c"
+  else
+    echo "  (fastexcel skipped: pip install fastexcel pyarrow)"
+  fi
+  echo "  targets: xlsx/csv at most 2.5x, xlsx peak at most 128 MiB, fastexcel/leadsync above 1x"
 }
 
 # The JSON report's cost and the identity check (leadsync alone: about a minute).
@@ -300,10 +349,11 @@ resume_startup() {
 case $what in
   import) bench_import ;;
   report) bench_report ;;
+  xlsx) bench_xlsx ;;
   push) bench_push ;;
   suppress) bash bench/suppress.sh ;;
   versus) bench_versus "${2:-}" ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;
-  *) echo "usage: bench/run.sh [import|report|push|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|xlsx|push|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
 esac
 exit "$status"

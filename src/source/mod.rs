@@ -11,7 +11,8 @@
 //!
 //! `fetch` turns a URL into a local file first. Nothing here panics or aborts on bad input:
 //! damaged files are `SourceError`s that say what to do, and `zip_scan` / `xls_scan` hold a
-//! workbook to the `limits` before calamine allocates anything for it.
+//! workbook to the `limits` before calamine allocates anything for it (an XLSX's worksheets
+//! as calamine reads them, through `zip_guard`).
 
 mod cell;
 mod cfb;
@@ -33,6 +34,7 @@ mod xls_scan;
 mod xlsb_errors;
 mod xlsb_scan;
 mod xml_scan;
+mod zip_guard;
 mod zip_scan;
 
 use std::collections::VecDeque;
@@ -219,6 +221,7 @@ impl Source {
                 let found = zip_scan::check(path, &location, format)?;
                 let hints = sheet::Hints {
                     xlsb_formula_errors: found.xlsb_formula_errors,
+                    guard: Some(found.guard),
                     ..Default::default()
                 };
                 (hints, None)

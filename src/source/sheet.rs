@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Arc;
 
 use calamine::{
     Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError,
@@ -13,9 +14,10 @@ use calamine::{
 };
 
 use super::sheet_rows::SheetRows;
+use super::zip_guard::{Guard, GuardedFile};
 use super::{Format, SheetSelector, SourceError};
 
-pub(super) type Book = Sheets<BufReader<File>>;
+pub(super) type Book = Sheets<BufReader<GuardedFile>>;
 
 pub(super) const PANIC_DETAIL: &str = "the reader failed on malformed data";
 
@@ -38,6 +40,8 @@ pub(super) struct Hints {
     pub xls_codepage: Option<u16>,
     /// A corrected copy of an XLS for calamine to read instead of the file (`xls_formats`).
     pub xls_copy: Option<File>,
+    /// The parts scanned as calamine reads them (`zip_guard`).
+    pub guard: Option<Arc<Guard>>,
 }
 
 /// Opens the workbook at `path`, picks the sheet and starts reading it.
@@ -49,37 +53,46 @@ pub(super) fn open(
     hints: Hints,
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
-    let mut book = open_book(path, location, format, hints.xls_codepage, hints.xls_copy)?;
+    let guard = hints.guard.unwrap_or_default();
+    let file = match hints.xls_copy {
+        Some(copy) => copy,
+        None => File::open(path).map_err(|e| SourceError::io(location, e))?,
+    };
+    let file = GuardedFile::new(file, guard.clone());
+    // A part over a limit fails calamine's read: the refusal says which limit.
+    let refused = |error: SourceError| guard.refusal(location).unwrap_or(error);
+    let mut book = open_book(path, file, location, format, hints.xls_codepage).map_err(refused)?;
     let (sheet, loaded) = match selector {
         Some(selector) => (resolve(&book, location, selector)?, None),
         None => {
             let formula_errors = hints.xlsb_formula_errors.then_some(path);
-            first_sheet_with_data(&mut book, location, formula_errors)?
+            first_sheet_with_data(&mut book, location, formula_errors).map_err(refused)?
         }
     };
     let names = book.sheet_names();
     let position = names.iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
-    let formula_errors = hints.xlsb_formula_errors.then(|| path.to_owned());
-    let rows = SheetRows::spawn(book, location, &sheet, loaded, formula_errors, extent)?;
+    let read = super::sheet_rows::Read {
+        sheet: sheet.clone(),
+        loaded,
+        formula_errors: hints.xlsb_formula_errors.then(|| path.to_owned()),
+        guard,
+    };
+    let rows = SheetRows::spawn(book, location, read, extent)?;
     Ok(SheetSource { sheet, position, names, rows })
 }
 
 fn open_book(
     path: &Path,
+    file: GuardedFile,
     location: &str,
     format: Format,
     xls_codepage: Option<u16>,
-    xls_copy: Option<File>,
 ) -> Result<Book, SourceError> {
     let corrupt =
         |detail: String| SourceError::Corrupt { location: location.to_owned(), format, detail };
     if format == Format::Ods {
         super::ods_guard::check(path).map_err(corrupt)?;
     }
-    let file = match xls_copy {
-        Some(copy) => copy,
-        None => File::open(path).map_err(|e| SourceError::io(location, e))?,
-    };
     let reader = BufReader::new(file);
     let opened = catch_unwind(AssertUnwindSafe(|| match format {
         Format::Xls => {

@@ -23,6 +23,7 @@ use super::cell::{self, Value};
 use super::csv::error_literals;
 use super::sheet::{Book, PANIC_DETAIL};
 use super::xlsb_errors;
+use super::zip_guard::Guard;
 use super::{Extent, Record, SourceError};
 
 type Batch = Result<Vec<Record>, SourceError>;
@@ -42,24 +43,18 @@ pub(super) struct SheetRows {
 }
 
 impl SheetRows {
-    /// Starts reading `sheet`; `loaded` is its range when probing already loaded it, and
-    /// `formula_errors` the workbook's path when it is an XLSB with formula error cells.
+    /// Starts reading the sheet `read` names.
     pub(super) fn spawn(
         book: Book,
         location: &str,
-        sheet: &str,
-        loaded: Option<Range<Data>>,
-        formula_errors: Option<PathBuf>,
+        read: Read,
         extent: Arc<Extent>,
     ) -> Result<SheetRows, SourceError> {
         let (tx, rx) = sync_channel(CHANNEL_BATCHES);
-        let (location_owned, sheet_owned) = (location.to_owned(), sheet.to_owned());
+        let location_owned = location.to_owned();
         thread::Builder::new()
             .name("leadsync-sheet".to_owned())
-            .spawn(move || {
-                let read = Read { sheet: sheet_owned, loaded, formula_errors };
-                produce(book, location_owned, read, tx, &extent)
-            })
+            .spawn(move || produce(book, location_owned, read, tx, &extent))
             .map_err(|e| SourceError::io(location, e))?;
         Ok(SheetRows { rx, current: Vec::new().into_iter(), done: false })
     }
@@ -88,17 +83,21 @@ impl Iterator for SheetRows {
     }
 }
 
-/// What the producer thread reads: see `SheetRows::spawn`.
-struct Read {
-    sheet: String,
-    loaded: Option<Range<Data>>,
-    formula_errors: Option<PathBuf>,
+/// What the producer thread reads.
+pub(super) struct Read {
+    pub sheet: String,
+    /// The sheet's range when probing already loaded it.
+    pub loaded: Option<Range<Data>>,
+    /// The workbook's path when it is an XLSB with formula error cells.
+    pub formula_errors: Option<PathBuf>,
+    /// The parts scanned as they are read, whose refusal replaces calamine's read error.
+    pub guard: Arc<Guard>,
 }
 
 /// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
 fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
-    let Read { sheet, loaded, formula_errors } = read;
+    let Read { sheet, loaded, formula_errors, guard } = read;
     let read = catch_unwind(AssertUnwindSafe(|| {
         read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent)
     }));
@@ -109,7 +108,8 @@ fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, 
     };
     out.flush();
     if let Some((row, detail)) = failure {
-        let error = SourceError::SheetRead { location, sheet, row, detail };
+        let error = guard.refusal(&location);
+        let error = error.unwrap_or(SourceError::SheetRead { location, sheet, row, detail });
         let _ = out.tx.send(Err(error));
     }
 }

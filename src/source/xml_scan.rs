@@ -106,16 +106,31 @@ impl Scanner {
         mut quote: Option<u8>,
         sink: &mut impl Sink,
     ) -> Result<usize, Limit> {
-        for (i, &b) in data.iter().enumerate() {
-            self.grow(1)?;
-            if self.tag.len() < TAG_KEEP {
-                self.tag.push(b);
-            }
+        let mut i = 0;
+        while i < data.len() {
+            // A tag's first bytes may open a comment, CDATA, PI or DOCTYPE: those go byte by
+            // byte; the rest of a tag is skipped quote to quote, as most of a sheet is tags.
+            let (b, at) = if self.may_open_special() {
+                (data[i], i)
+            } else {
+                let rest = &data[i..];
+                let found = match quote {
+                    Some(q) => memchr::memchr(q, rest),
+                    None => memchr::memchr3(b'>', b'"', b'\'', rest),
+                };
+                let Some(offset) = found else {
+                    self.keep(rest)?;
+                    break;
+                };
+                (rest[offset], i + offset)
+            };
+            self.keep(&data[i..=at])?;
+            i = at + 1;
             if self.tag.len() <= 8
                 && let Some(special) = special_start(&self.tag)
             {
                 self.state = special;
-                return Ok(i + 1);
+                return Ok(i);
             }
             match quote {
                 Some(q) if b == q => quote = None,
@@ -126,13 +141,26 @@ impl Scanner {
                     self.finish_tag(sink)?;
                     self.state = State::Text;
                     self.run = 0;
-                    return Ok(i + 1);
+                    return Ok(i);
                 }
                 None => {}
             }
         }
         self.state = State::Tag { quote };
         Ok(data.len())
+    }
+
+    /// Whether the tag so far could still turn out a comment, CDATA, PI or DOCTYPE.
+    fn may_open_special(&self) -> bool {
+        self.tag.len() < 8 && self.tag.first().is_none_or(|b| *b == b'!' || *b == b'?')
+    }
+
+    /// Counts `bytes` of the current tag and keeps them to read its name and attributes.
+    fn keep(&mut self, bytes: &[u8]) -> Result<(), Limit> {
+        self.grow(bytes.len())?;
+        let room = TAG_KEEP.saturating_sub(self.tag.len());
+        self.tag.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        Ok(())
     }
 
     fn finish_tag(&mut self, sink: &mut impl Sink) -> Result<(), Limit> {

@@ -6,26 +6,33 @@
 //! `xml_scan` (a cell's text, each tag or text run, the shared-strings table, and for ODS the
 //! cells that calamine's loaded sheets will hold after repeats), XLSB parts record by record.
 //! Every part is scanned, not only the ones a well-formed workbook names, because calamine
-//! follows the file's own relationships to find its sheets.
+//! follows the file's own relationships to find its sheets; an XLSX's worksheets are scanned
+//! as calamine reads them instead (`zip_guard`), which reading them twice cost.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek};
 use std::path::Path;
+use std::sync::Arc;
+
+use zip::CompressionMethod;
 
 use super::limits::{self, Limit, MAX_PART_BYTES, MAX_PARTS, MAX_TOTAL_BYTES};
 use super::ods_tally::OdsTally;
 use super::xlsb_scan::Records;
 use super::xml_scan::{Scanner, Sink, attribute, count, local_name};
+use super::zip_guard::{Deferred, Guard};
 use super::{Format, SourceError};
 
 const CHUNK: usize = 64 * 1024;
 const OLE_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0];
 
 /// What the scan learnt that changes how the workbook is read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub(super) struct Findings {
     /// XLSB formula cells holding an error, which calamine skips (see `xlsb_errors`).
     pub xlsb_formula_errors: bool,
+    /// The parts left to scan while calamine reads them.
+    pub guard: Arc<Guard>,
 }
 
 /// Checks the workbook at `path` against every limit; `Ok` means calamine may open it.
@@ -39,7 +46,12 @@ pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<Findi
     let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| corrupt(e.to_string()))?;
     declared_sizes(&mut zip).map_err(|limit| limit.error(location))?;
     let mut tally = Tally::default();
+    let mut deferred = Vec::new();
     for index in 0..zip.len() {
+        if let Some(part) = deferrable(&mut zip, index, format) {
+            deferred.push(part);
+            continue;
+        }
         let mut entry = match zip.by_index(index) {
             Ok(entry) => entry,
             // An entry calamine cannot open either is reported by calamine, in its words.
@@ -53,7 +65,38 @@ pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<Findi
         }
     }
     tally.verdict().map_err(|limit| limit.error(location))?;
-    Ok(Findings { xlsb_formula_errors: tally.formula_errors > 0 })
+    Ok(Findings {
+        xlsb_formula_errors: tally.formula_errors > 0,
+        guard: Arc::new(Guard::new(path.to_owned(), deferred, tally.kept_elements)),
+    })
+}
+
+/// An XLSX worksheet, which calamine streams and so is scanned as it reads it: a part named
+/// `xl/worksheets/*.xml`, deflated or stored. A crafted workbook can make calamine read such a
+/// part as its workbook, which the scan as it reads also bounds; the parts calamine reads at
+/// open for their tallies (shared strings, styles) are never deferred, whatever their folder.
+fn deferrable<R: Read + Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    index: usize,
+    format: Format,
+) -> Option<Deferred> {
+    if !matches!(format, Format::Xlsx | Format::Xlsm) {
+        return None;
+    }
+    let entry = zip.by_index_raw(index).ok()?;
+    let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+    let file = name.to_ascii_lowercase().strip_prefix("xl/worksheets/")?.to_owned();
+    let worksheet = file.ends_with(".xml")
+        && !file.contains(['/', '\\'])
+        && !matches!(file.as_str(), "sharedstrings.xml" | "styles.xml");
+    let stored = match entry.compression() {
+        CompressionMethod::Stored => true,
+        CompressionMethod::Deflated => false,
+        _ => return None,
+    };
+    let start = entry.data_start()?;
+    let end = start.checked_add(entry.compressed_size())?;
+    worksheet.then_some(Deferred { name, start, end, stored, size: entry.size() })
 }
 
 /// The sizes the central directory declares, which the zip crate enforces while inflating.
@@ -150,7 +193,11 @@ fn scan_part(
         _ => PartKind::Other,
     };
     let mut scanner = Scanner::new(name);
-    let mut sink = PartSink::new(name, kind, &mut tally.ods, &mut tally.kept_elements);
+    let mut cells = CellCount::default();
+    let mut sink = PartSink::new(name, kind, &mut cells);
+    if kind == PartKind::OdsContent {
+        sink.ods = Some(&mut tally.ods);
+    }
     let mut n = first;
     while n > 0 {
         scanner.feed(&buf[..n], &mut sink)?;
@@ -158,6 +205,7 @@ fn scan_part(
     }
     sink.close()?;
     tally.shared_strings += sink.shared_strings;
+    tally.kept_elements += cells.kept;
     Ok(())
 }
 
@@ -178,7 +226,7 @@ fn drain(entry: &mut impl Read, buf: &mut [u8]) -> Result<(), Failure> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PartKind {
+pub(super) enum PartKind {
     SharedStrings,
     OdsContent,
     Other,
@@ -213,54 +261,49 @@ fn is_kept(local: &[u8]) -> bool {
     )
 }
 
-/// Per-part tallies fed by the scanner.
-struct PartSink<'a> {
-    part: &'a str,
-    kind: PartKind,
+/// What one part's scan carries from chunk to chunk.
+#[derive(Debug, Default)]
+pub(super) struct CellCount {
     /// Open cell elements, and the text joined in the outermost one.
     cell_depth: u32,
     cell_text: u64,
     /// Text since the last start tag: runs that comments or entities split are one value.
     element_text: u64,
+    /// Elements calamine keeps a value for (see `is_kept`).
+    pub kept: u64,
+}
+
+/// Per-part tallies fed by the scanner.
+pub(super) struct PartSink<'a> {
+    part: &'a str,
+    kind: PartKind,
+    cells: &'a mut CellCount,
     shared_strings: u64,
-    ods: &'a mut OdsTally,
-    kept: &'a mut u64,
+    /// The ODS tally, for `content.xml`.
+    ods: Option<&'a mut OdsTally>,
 }
 
 impl<'a> PartSink<'a> {
-    fn new(
-        part: &'a str,
-        kind: PartKind,
-        ods: &'a mut OdsTally,
-        kept: &'a mut u64,
-    ) -> PartSink<'a> {
-        PartSink {
-            part,
-            kind,
-            cell_depth: 0,
-            cell_text: 0,
-            element_text: 0,
-            shared_strings: 0,
-            ods,
-            kept,
-        }
+    pub(super) fn new(part: &'a str, kind: PartKind, cells: &'a mut CellCount) -> PartSink<'a> {
+        PartSink { part, kind, cells, shared_strings: 0, ods: None }
     }
 
     fn add_text(&mut self, len: u64) -> Result<(), Limit> {
-        self.element_text = self.element_text.saturating_add(len);
-        if self.cell_depth > 0 {
-            self.cell_text = self.cell_text.saturating_add(len);
+        let cells = &mut *self.cells;
+        cells.element_text = cells.element_text.saturating_add(len);
+        if cells.cell_depth > 0 {
+            cells.cell_text = cells.cell_text.saturating_add(len);
         }
-        if self.cell_text > limits::MAX_CELL_BYTES || self.element_text > limits::MAX_CELL_BYTES {
+        if cells.cell_text > limits::MAX_CELL_BYTES || cells.element_text > limits::MAX_CELL_BYTES {
             return Err(Limit::Cell { part: self.part.to_owned() });
         }
         Ok(())
     }
 
     /// A part that ends inside a cell still counts that cell.
-    fn close(&mut self) -> Result<(), Limit> {
-        if self.cell_depth > 0 {
-            self.cell_depth = 1;
+    pub(super) fn close(&mut self) -> Result<(), Limit> {
+        if self.cells.cell_depth > 0 {
+            self.cells.cell_depth = 1;
             self.end(b"c")?;
         }
         Ok(())
@@ -270,22 +313,22 @@ impl<'a> PartSink<'a> {
 impl Sink for PartSink<'_> {
     fn start(&mut self, tag: &[u8]) -> Result<(), Limit> {
         let local = local_name(tag);
-        self.element_text = 0;
-        *self.kept += u64::from(is_kept(local));
+        self.cells.element_text = 0;
+        self.cells.kept += u64::from(is_kept(local));
         if is_cell(local) {
-            if self.cell_depth == 0 {
-                self.cell_text = 0;
+            if self.cells.cell_depth == 0 {
+                self.cells.cell_text = 0;
             }
-            self.cell_depth += 1;
+            self.cells.cell_depth += 1;
         }
         if self.kind == PartKind::SharedStrings && local == b"sst" {
             // calamine reserves a slot per declared unique string before reading any.
             let declared = count(attribute(tag, b"uniqueCount"));
             self.shared_strings += declared.saturating_mul(limits::string_cost(0));
         }
-        if self.kind == PartKind::OdsContent {
+        if let Some(ods) = self.ods.as_deref_mut() {
             // `<text:s text:c="N"/>` stands for N spaces, which calamine writes out.
-            if let Some(spaces) = self.ods.start(local, tag) {
+            if let Some(spaces) = ods.start(local, tag) {
                 self.add_text(spaces)?;
             }
         }
@@ -293,20 +336,24 @@ impl Sink for PartSink<'_> {
     }
 
     fn end(&mut self, local: &[u8]) -> Result<(), Limit> {
-        if self.kind == PartKind::OdsContent && !is_cell(local) {
-            self.ods.end(local);
+        if let Some(ods) = self.ods.as_deref_mut()
+            && !is_cell(local)
+        {
+            ods.end(local);
         }
-        if !is_cell(local) || self.cell_depth == 0 {
+        if !is_cell(local) || self.cells.cell_depth == 0 {
             return Ok(());
         }
-        self.cell_depth -= 1;
-        if self.cell_depth > 0 {
+        self.cells.cell_depth -= 1;
+        if self.cells.cell_depth > 0 {
             return Ok(());
         }
-        match self.kind {
-            PartKind::SharedStrings => self.shared_strings += limits::string_cost(self.cell_text),
-            PartKind::OdsContent => self.ods.end_cell(self.cell_text),
-            PartKind::Other => {}
+        match (self.kind, self.ods.as_deref_mut()) {
+            (PartKind::SharedStrings, _) => {
+                self.shared_strings += limits::string_cost(self.cells.cell_text);
+            }
+            (PartKind::OdsContent, Some(ods)) => ods.end_cell(self.cells.cell_text),
+            _ => {}
         }
         Ok(())
     }

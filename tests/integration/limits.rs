@@ -91,6 +91,102 @@ fn a_declared_shared_string_count_is_checked_before_calamine_reserves_it() {
     assert!(line.contains("shared-strings table") && line.contains("200 MiB"), "{line}");
 }
 
+/// A one-sheet XLSX with this worksheet, deflated or stored, and the officeDocument at `book`.
+fn xlsx_sheet(dir: &Path, name: &str, book: &str, sheet: Vec<u8>, stored: bool) -> PathBuf {
+    let rels = format!(
+        r#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="{book}"/></Relationships>"#
+    );
+    let wb_rels = r#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#;
+    let workbook = r#"<workbook xmlns:r="r"><sheets><sheet name="Leads" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
+    let path = dir.join(name);
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let method =
+        if stored { zip::CompressionMethod::Stored } else { zip::CompressionMethod::Deflated };
+    let parts = [
+        ("_rels/.rels", rels.into_bytes()),
+        ("xl/workbook.xml", workbook.into()),
+        ("xl/_rels/workbook.xml.rels", wb_rels.into()),
+        ("xl/worksheets/sheet1.xml", sheet),
+    ];
+    for (part, bytes) in parts {
+        zip.start_file(part, SimpleFileOptions::default().compression_method(method)).unwrap();
+        zip.write_all(&bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    path
+}
+
+/// Rows of valid leads, then `tail` (markup inside `<sheetData>`).
+fn sheet_with(rows: usize, tail: &[u8]) -> Vec<u8> {
+    let mut sheet = b"<worksheet><sheetData>".to_vec();
+    sheet.extend_from_slice(
+        br#"<row r="1"><c r="A1" t="inlineStr"><is><t>Phone</t></is></c></row>"#,
+    );
+    for r in 2..rows + 2 {
+        let row = format!(
+            r#"<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>+49 30 {}</t></is></c></row>"#,
+            1_000_000 + r
+        );
+        sheet.extend_from_slice(row.as_bytes());
+    }
+    sheet.extend_from_slice(tail);
+    sheet.extend_from_slice(b"</sheetData></worksheet>");
+    sheet
+}
+
+#[test]
+fn a_worksheet_is_held_to_the_limits_while_calamine_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    // Deep in the sheet, past the probe for data: a cell of 17 runs of 1 MiB, split by comments.
+    let run = [vec![b'a'; 1024 * 1024], b"<!---->".to_vec()].concat();
+    let cell =
+        [&b"<row><c t=\"inlineStr\"><is><t>"[..], &run.repeat(17), b"</t></is></c></row>"].concat();
+    for stored in [false, true] {
+        let path = xlsx_sheet(
+            base,
+            &format!("cell{stored}.xlsx"),
+            "xl/workbook.xml",
+            sheet_with(20_000, &cell),
+            stored,
+        );
+        let line = refused(&path);
+        assert!(
+            line.contains("part `xl/worksheets/sheet1.xml` has a cell of more than 16 MiB"),
+            "{line}"
+        );
+    }
+
+    let tag = [&b"<row r=\"2\" x=\""[..], &vec![b'a'; 17 * 1024 * 1024], b"\"/>"].concat();
+    let line =
+        refused(&xlsx_sheet(base, "tag.xlsx", "xl/workbook.xml", sheet_with(0, &tag), false));
+    assert!(line.contains("an XML tag, comment or text of more than 16 MiB"), "{line}");
+
+    let deep = ["<x>".repeat(10_001), "</x>".repeat(10_001)].concat();
+    let sheet = sheet_with(10, deep.as_bytes());
+    let line = refused(&xlsx_sheet(base, "deep.xlsx", "xl/workbook.xml", sheet, false));
+    assert!(line.contains("nests XML elements more than 10000 deep"), "{line}");
+
+    // The same sheet without the tail is read, rows and all.
+    let path = xlsx_sheet(base, "ok.xlsx", "xl/workbook.xml", sheet_with(20_000, b""), false);
+    let file = path.to_str().unwrap();
+    Cli::new().args(["import", file, "--dry-run", "--offline", "-q", "--campaign", "1"]).ok();
+}
+
+#[test]
+fn a_worksheet_read_as_the_workbook_counts_what_calamine_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    // The package points calamine's workbook at the worksheet's part, which is scanned as it
+    // is read: 300,000 sheet entries are refused as they come, not kept.
+    let sheets: String =
+        (0..300_000).map(|i| format!(r#"<sheet name="s{i}" r:id="rId1"/>"#)).collect();
+    let book = format!(r#"<workbook xmlns:r="r"><sheets>{sheets}</sheets></workbook>"#);
+    let path =
+        xlsx_sheet(dir.path(), "book.xlsx", "xl/worksheets/sheet1.xml", book.into_bytes(), false);
+    let line = refused(&path);
+    assert!(line.contains("styles, relationships, sheets and names"), "{line}");
+}
+
 #[test]
 fn ods_spaces_and_repeats_are_counted_before_calamine_writes_them_out() {
     let dir = tempfile::tempdir().unwrap();

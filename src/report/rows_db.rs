@@ -275,7 +275,17 @@ pub struct RowFilter {
 pub struct RowPage {
     pub rows: Vec<serde_json::Value>,
     pub more: bool,
+    /// A search read without the index stops after [`SEARCH_BUDGET`] with fewer rows than
+    /// asked for: the last row it read, where the next page goes on. `None`: it got to the end
+    /// of what it looked for.
+    pub searched_to: Option<u64>,
 }
+
+/// How long a search without the index reads rows for one page; the page then says how far it
+/// got and offers to go on, so no page waits on a million rows.
+pub const SEARCH_BUDGET: std::time::Duration = std::time::Duration::from_millis(60);
+/// Rows read at a time by a search without the index, between looks at the clock.
+const SEARCH_WINDOW: i64 = 20_000;
 
 /// A run's rows, read back.
 pub struct RowsDb {
@@ -320,26 +330,62 @@ impl RowsDb {
         let sql = match filter.reason {
             Some(_) => {
                 "SELECT r.json FROM reasons x JOIN rows r ON r.row = x.row \
-                 WHERE x.code = ?1 AND x.row > ?2 AND (?3 IS NULL OR r.status = ?3) \
+                 WHERE x.code = ?1 AND x.row > ?2 AND x.row <= ?6 AND (?3 IS NULL OR r.status = ?3) \
                  AND (?4 IS NULL OR lower(r.json) LIKE ?4 ESCAPE '\\') ORDER BY x.row LIMIT ?5"
             }
             None => {
-                "SELECT json FROM rows WHERE ?1 IS NULL AND row > ?2 \
+                "SELECT json FROM rows WHERE ?1 IS NULL AND row > ?2 AND row <= ?6 \
                  AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR lower(json) LIKE ?4 ESCAPE '\\') \
                  ORDER BY row LIMIT ?5"
             }
         };
         let mut statement = self.connection.prepare_cached(sql).map_err(fail)?;
-        let wanted = size as i64 + 1;
-        let after = filter.after.min(i64::MAX as u64) as i64;
-        let texts = statement
-            .query_map(params![filter.reason, after, status, search, wanted], |r| {
-                r.get::<_, String>(0)
-            })
-            .map_err(fail)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(fail)?;
-        Ok(page_of(&texts, size))
+        let wanted = size + 1;
+        let mut after = filter.after.min(i64::MAX as u64) as i64;
+        // Without a search every row passes quickly: one read to the end. A search reads in
+        // windows and stops at the budget.
+        let (window, last) = match search {
+            Some(_) => (SEARCH_WINDOW, self.last_row()?),
+            None => (i64::MAX, i64::MAX),
+        };
+        let started = std::time::Instant::now();
+        let mut texts = Vec::new();
+        loop {
+            let to = after.saturating_add(window);
+            let found = statement
+                .query_map(
+                    params![
+                        filter.reason,
+                        after,
+                        status,
+                        search,
+                        (wanted - texts.len()) as i64,
+                        to
+                    ],
+                    |r| r.get::<_, String>(0),
+                )
+                .map_err(fail)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            texts.extend(found);
+            if texts.len() >= wanted || to >= last {
+                return Ok(page_of(&texts, size));
+            }
+            after = to;
+            if started.elapsed() >= SEARCH_BUDGET {
+                let mut page = page_of(&texts, size);
+                page.more = true;
+                page.searched_to = Some(to as u64);
+                return Ok(page);
+            }
+        }
+    }
+
+    /// The highest row number stored, 0 for none.
+    fn last_row(&self) -> Result<i64, ReportError> {
+        self.connection
+            .query_row("SELECT coalesce(max(row), 0) FROM rows", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| database_error(&self.path, e))
     }
 
     /// How many rows are stored so far.
@@ -472,7 +518,7 @@ fn stored_verdict(row: u64, json: &str) -> Option<RowReport> {
 fn page_of(texts: &[String], size: usize) -> RowPage {
     let more = texts.len() > size;
     let rows = texts.iter().take(size).filter_map(|text| serde_json::from_str(text).ok()).collect();
-    RowPage { rows, more }
+    RowPage { rows, more, searched_to: None }
 }
 
 /// `%` and `_` mean themselves in a search.
@@ -608,5 +654,35 @@ mod tests {
         assert_eq!(numbers(&db, &zoe), [14]);
         let old = RowFilter { search: Some("müller 14".into()), ..Default::default() };
         assert!(!numbers(&db, &old).contains(&14), "the old text is gone from the index");
+    }
+
+    /// A search without the index reads in windows under a time budget: followed page by page
+    /// (each next page from where the last one got), it finds every matching row, in order,
+    /// across windows, however far apart the rows are.
+    #[test]
+    fn a_search_without_the_index_goes_on_page_by_page_to_every_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.sqlite");
+        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let numbers: Vec<u64> = (1..=120).map(|n| n * 1_013).collect();
+        for &n in &numbers {
+            let name = if n % 3 == 0 { format!("Quast {n}") } else { format!("Name {n}") };
+            writer.write_row(&row(n, RowStatus::Valid, "+4915100000001", &name)).unwrap();
+        }
+        writer.finish(&Summary::default(), &RunInfo::default()).unwrap();
+        let db = RowsDb::open(&path).unwrap();
+        assert!(!db.indexed);
+        let mut filter = RowFilter { search: Some("quast".into()), ..Default::default() };
+        let mut found = Vec::new();
+        for _ in 0..1_000 {
+            let page = db.page(&filter, 7).unwrap();
+            found.extend(page.rows.iter().map(|r| r["row"].as_u64().unwrap()));
+            if !page.more {
+                break;
+            }
+            filter.after = page.searched_to.unwrap_or(*found.last().unwrap());
+        }
+        let expected: Vec<u64> = numbers.into_iter().filter(|n| n % 3 == 0).collect();
+        assert_eq!(found, expected);
     }
 }

@@ -132,6 +132,7 @@ pub struct Text {
     pub next_rows: &'static str,
     pub first_rows_link: &'static str,
     pub no_rows_match: &'static str,
+    pub searched_to: fn(u64) -> String,
     pub number: &'static str,
     pub variables: &'static str,
     pub problems: &'static str,
@@ -349,6 +350,9 @@ pub const EN: Text = Text {
     next_rows: "Next rows",
     first_rows_link: "First rows",
     no_rows_match: "No row matches.",
+    searched_to: |row| {
+        format!("Searched up to row {row} so far; the next page searches on from there.")
+    },
     number: "Number",
     variables: "Variables",
     problems: "Problems",
@@ -595,6 +599,9 @@ pub const DE: Text = Text {
     next_rows: "Nächste Zeilen",
     first_rows_link: "Erste Zeilen",
     no_rows_match: "Keine Zeile passt.",
+    searched_to: |row| {
+        format!("Bisher bis Zeile {row} durchsucht; die nächste Seite sucht von dort weiter.")
+    },
     number: "Nummer",
     variables: "Variablen",
     problems: "Probleme",

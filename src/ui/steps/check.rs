@@ -536,8 +536,9 @@ impl RowsRender {
         };
         let mut out = format!("<h2 id=\"rows\">{}</h2>", Esc(t.rows_title));
         out.push_str(&self.filter_form(query));
-        if page_rows.rows.is_empty() {
+        if page_rows.rows.is_empty() && page_rows.searched_to.is_none() {
             let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
+        } else if page_rows.rows.is_empty() {
         } else {
             let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
             out.push_str(&rows_table(&page_rows.rows, t, edit));
@@ -546,9 +547,14 @@ impl RowsRender {
         if query.after > 0 {
             links.push((query.query_after(0), t.first_rows_link));
         }
+        if let Some(row) = page_rows.searched_to {
+            // A search the index cannot answer yet reads a share of the rows per page.
+            let _ = write!(out, "<p role=\"status\">{}</p>", Esc(&(t.searched_to)(row)));
+        }
         if page_rows.more {
             let last = page_rows.rows.last().and_then(|r| r["row"].as_u64()).unwrap_or(0);
-            links.push((query.query_after(last), t.next_rows));
+            let next = page_rows.searched_to.unwrap_or(last);
+            links.push((query.query_after(next), t.next_rows));
         }
         for (q, label) in links {
             let _ = write!(

@@ -9,9 +9,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::{Checkers, ImportOptions, PipelineError, Prepared, merged_mapping, prepare};
+use super::{
+    Checkers, ImportOptions, PipelineError, Prepared, check_edited, merged_mapping, prepare,
+};
 use crate::client::Client;
-use crate::edits::{Edits, write_corrected};
+use crate::edits::write_corrected;
 use crate::report::RowReport;
 use crate::source::Source;
 
@@ -48,8 +50,7 @@ pub async fn check_rows(
         edits: opts.edits.clone(),
     };
     let wanted: BTreeSet<u64> = rows.iter().copied().collect();
-    let edits = opts.edits.clone();
-    tokio::task::spawn_blocking(move || read_and_check(source, &checkers, &edits, &wanted, headers))
+    tokio::task::spawn_blocking(move || read_and_check(source, &checkers, &wanted, headers))
         .await
         .expect("checking rows does not panic")
 }
@@ -57,7 +58,6 @@ pub async fn check_rows(
 fn read_and_check(
     source: Source,
     checkers: &Checkers,
-    edits: &Edits,
     wanted: &BTreeSet<u64>,
     headers: Vec<String>,
 ) -> Result<Vec<CheckedRow>, PipelineError> {
@@ -73,17 +73,13 @@ fn read_and_check(
             continue;
         }
         let original: Vec<String> = record.cells.iter().map(str::to_string).collect();
-        edits.apply(&mut record);
-        let excluded = edits.is_excluded(record.row);
-        let checked = match excluded {
-            true => checker.excluded(&record),
-            false => checker.check(&record),
-        };
+        // As the run checks it: edited, then excluded or checked.
+        let Some(checked) = check_edited(&checker, &checkers.edits, &mut record) else { continue };
         found.push(CheckedRow {
             headers: headers.clone(),
             original,
             cells: record.cells.iter().map(str::to_string).collect(),
-            excluded,
+            excluded: checkers.edits.is_excluded(record.row),
             report: checked.report,
         });
     }

@@ -110,24 +110,17 @@ fn suppression_lists(app: &App, pairs: &[(String, String)]) -> Vec<(String, Stri
 /// The upload form for a suppression list, outside the check form (forms do not nest); it
 /// comes back to this page with the list added to the address.
 pub(super) fn upload_form(id: &str, raw_query: &str, t: &Text) -> String {
-    let action = match raw_query.is_empty() {
-        true => format!("/mapping/{id}/suppress"),
-        false => format!("/mapping/{id}/suppress?{raw_query}"),
-    };
-    format!(
-        "<form method=\"post\" action=\"{}\" enctype=\"multipart/form-data\"><fieldset>\
-         <legend>{}</legend><label for=\"suppress-file\">{}</label> \
-         <input type=\"file\" id=\"suppress-file\" name=\"{}\" required \
-         accept=\".csv,.tsv,.txt,.xlsx,.xls,.ods\" aria-describedby=\"suppress-hint\">\
-         <p id=\"suppress-hint\" class=\"hint\">{}</p>\
-         <button type=\"submit\">{}</button></fieldset></form>",
-        Esc(&action),
-        Esc(t.suppress_legend),
-        Esc(t.suppress_label),
-        upload::FIELD,
-        Esc(t.suppress_hint),
-        Esc(t.suppress_button)
-    )
+    page::file_form(&page::FileForm {
+        action: &format!("/mapping/{id}/suppress"),
+        query: raw_query,
+        legend: t.suppress_legend,
+        id: "suppress-file",
+        field: upload::FIELD,
+        label: t.suppress_label,
+        accept: ".csv,.tsv,.txt,.xlsx,.xls,.ods",
+        hint: Some(t.suppress_hint),
+        button: t.suppress_button,
+    })
 }
 
 /// A suppression list uploaded: kept like a sheet, its id added to the Mapping page's address.

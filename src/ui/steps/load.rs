@@ -22,21 +22,17 @@ const FIELD: &str = "mapping_file";
 
 /// The form, outside the check form (forms do not nest).
 pub(super) fn form(id: &str, choice: &ReadingChoice, t: &Text) -> String {
-    let query = choice.query();
-    let action = match query.is_empty() {
-        true => format!("/mapping/{id}/load"),
-        false => format!("/mapping/{id}/load?{query}"),
-    };
-    format!(
-        "<form method=\"post\" action=\"{}\" enctype=\"multipart/form-data\"><fieldset>\
-         <legend>{}</legend><label for=\"{FIELD}\">{}</label> \
-         <input type=\"file\" id=\"{FIELD}\" name=\"{FIELD}\" required accept=\".toml\">\
-         <button type=\"submit\">{}</button></fieldset></form>",
-        Esc(&action),
-        Esc(t.load_legend),
-        Esc(t.load_label),
-        Esc(t.load_button)
-    )
+    page::file_form(&page::FileForm {
+        action: &format!("/mapping/{id}/load"),
+        query: &choice.query(),
+        legend: t.load_legend,
+        id: FIELD,
+        field: FIELD,
+        label: t.load_label,
+        accept: ".toml",
+        hint: None,
+        button: t.load_button,
+    })
 }
 
 pub(in super::super) async fn load(

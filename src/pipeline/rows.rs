@@ -25,7 +25,7 @@ pub struct CheckedRow {
     pub original: Vec<String>,
     /// The cells with the edits put in: what was checked.
     pub cells: Vec<String>,
-    pub excluded: bool,
+    /// Its verdict (`report.is_excluded()` when the edits leave it out).
     pub report: RowReport,
 }
 
@@ -79,7 +79,6 @@ fn read_and_check(
             headers: headers.clone(),
             original,
             cells: record.cells.iter().map(str::to_string).collect(),
-            excluded: checkers.edits.is_excluded(record.row),
             report: checked.report,
         });
     }

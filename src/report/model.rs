@@ -35,23 +35,19 @@ fn is_zero(n: &u64) -> bool {
 impl Summary {
     pub fn count(&mut self, row: &RowReport) {
         self.rows += 1;
-        match row.status {
-            RowStatus::Valid => self.valid += 1,
-            RowStatus::Created => self.created += 1,
-            RowStatus::Rejected => self.rejected += 1,
-            RowStatus::Duplicate => self.duplicates += 1,
-            RowStatus::Skipped if row.is_do_not_call() => self.do_not_call += 1,
-            RowStatus::Skipped if row.is_excluded() => self.excluded += 1,
-            RowStatus::Skipped => self.skipped_existing += 1,
-            RowStatus::Failed => self.failed += 1,
-            RowStatus::NotSent => self.not_sent += 1,
-        }
+        *self.of_status(row) += 1;
     }
 
     /// Takes back a row `count` counted: the row replaced by the same row checked again.
     pub fn uncount(&mut self, row: &RowReport) {
         self.rows = self.rows.saturating_sub(1);
-        let field = match row.status {
+        let field = self.of_status(row);
+        *field = field.saturating_sub(1);
+    }
+
+    /// The count a row of this status (and reason, for skipped rows) goes to.
+    fn of_status(&mut self, row: &RowReport) -> &mut u64 {
+        match row.status {
             RowStatus::Valid => &mut self.valid,
             RowStatus::Created => &mut self.created,
             RowStatus::Rejected => &mut self.rejected,
@@ -61,8 +57,7 @@ impl Summary {
             RowStatus::Skipped => &mut self.skipped_existing,
             RowStatus::Failed => &mut self.failed,
             RowStatus::NotSent => &mut self.not_sent,
-        };
-        *field = field.saturating_sub(1);
+        }
     }
 
     /// Rows that need a person's attention: the run "finished with problems" (exit 3).

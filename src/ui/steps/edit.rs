@@ -237,7 +237,7 @@ fn row_page(run_id: &str, row: u64, checked: &CheckedRow, saved: bool, t: &Text)
             Esc(t.duplicates_after_edit)
         );
     }
-    if checked.excluded {
+    if checked.report.is_excluded() {
         let _ = write!(out, "<p class=\"notice\">{}</p>", Esc(t.row_is_excluded));
     }
     let verdict = serde_json::to_value(&checked.report).unwrap_or_default();
@@ -266,7 +266,7 @@ fn row_page(run_id: &str, row: u64, checked: &CheckedRow, saved: bool, t: &Text)
             crate::edits::MAX_CELL_CHARS
         );
     }
-    let (exclude, label) = match checked.excluded {
+    let (exclude, label) = match checked.report.is_excluded() {
         true => ("0", t.include_row),
         false => ("1", t.exclude_row),
     };

@@ -185,13 +185,26 @@ fn the_country_of_every_row_whose_country_was_not_recognised_is_set_at_once() {
 
 #[test]
 fn rows_of_a_send_or_of_an_unknown_run_cannot_be_changed() {
-    let ui = TestUi::start();
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 4);
     let cookie = ui.login();
     assert_eq!(ui.get("/run/nope/row/2", &cookie).status, 404);
     let refused = ui.send(ui.post("/run/nope/row/2/exclude", &cookie).form(&[("exclude", "1")]));
     assert_eq!(refused.status, 404);
-    let check = checked_leads(&ui, &cookie, &[("campaign", ""), ("region", "DE")]);
+    let check = checked_leads(&ui, &cookie, &[("campaign", "10"), ("region", "DE")]);
     assert_eq!(ui.get(&format!("{check}/row/99999"), &cookie).status, 404, "past the end");
+    assert_eq!(ui.get(&format!("{check}/row/2"), &cookie).status, 200, "a check's row is");
+
+    // A send's rows are what was sent: they are not changed afterwards.
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+    finished(&ui, &cookie, &send);
+    assert_eq!(ui.get(&format!("{send}/row/2"), &cookie).status, 409);
+    let excluded =
+        ui.send(ui.post(&format!("{send}/row/2/exclude"), &cookie).form(&[("exclude", "1")]));
+    assert_eq!(excluded.status, 409, "{}", excluded.body);
+    let acted =
+        ui.send(ui.post(&format!("{send}/reasons"), &cookie).form(&[("action", "exclude")]));
+    assert_eq!(acted.status, 409, "{}", acted.body);
 }
 
 /// Who may be called, chosen on the Mapping page: a suppression list uploaded there, the

@@ -69,3 +69,34 @@ pub fn write_corrected(
     workbook.save(path).map_err(fail)?;
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use calamine::{Data, Reader, open_workbook_auto};
+
+    use super::*;
+    use crate::source::SourceOptions;
+
+    /// Every cell is written as text: a number with a leading zero keeps it, and the edited
+    /// cell and the excluded row are as the edits say.
+    #[test]
+    fn the_corrected_sheet_keeps_cells_as_text_with_the_edits_and_without_excluded_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("leads.csv");
+        std::fs::write(&csv, "name,phone,zip\nAnna,0151 CALL ME,01067\nBen,+4915123456789,10115\n")
+            .unwrap();
+        let mut edits = Edits::default();
+        edits.set_cell(2, 1, "0151 76543210", "0151 CALL ME");
+        edits.exclude(3, true);
+        let out = dir.path().join("corrected.xlsx");
+        let source = Source::open(&csv, &SourceOptions::default()).unwrap();
+        let written = write_corrected(source, &edits, &out, &AtomicBool::new(false)).unwrap();
+        assert_eq!(written, 1);
+        let mut book = open_workbook_auto(&out).unwrap();
+        let sheet = book.worksheet_range_at(0).unwrap().unwrap();
+        let rows: Vec<Vec<Data>> = sheet.rows().map(<[Data]>::to_vec).collect();
+        let text = |s: &str| Data::String(s.to_string());
+        assert_eq!(rows.len(), 2, "the header and Anna: {rows:?}");
+        assert_eq!(rows[1], [text("Anna"), text("0151 76543210"), text("01067")]);
+    }
+}

@@ -241,6 +241,7 @@ fn a_sends_progress_is_pushed_until_it_is_done() {
     assert!(live.body.contains("<div data-status=\"created\">"), "rows as they are sent");
     assert!(live.body.contains(" sent ("), "the send's own status line: {}", live.body);
     assert!(live.body.trim_end().ends_with("event: done\ndata: done"), "{}", live.body);
+    assert!(ui.seen.borrow().iter().all(|answer| !answer.contains(ALICE)), "the token stays");
     let after = ui.get(&format!("{check}/live"), &cookie);
     assert_eq!(after.body.trim_end(), "event: done\ndata: done", "a finished run is done at once");
 }

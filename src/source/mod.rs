@@ -27,6 +27,7 @@ mod header;
 mod limits;
 mod ods_guard;
 mod ods_tally;
+mod xlsx;
 mod sheet;
 mod sheet_rows;
 mod xls_formats;

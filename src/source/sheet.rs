@@ -76,6 +76,7 @@ pub(super) fn open(
         loaded,
         formula_errors: hints.xlsb_formula_errors.then(|| path.to_owned()),
         guard,
+        path: path.to_owned(),
     };
     let rows = SheetRows::spawn(book, location, read, extent)?;
     Ok(SheetSource { sheet, position, names, rows })

@@ -23,7 +23,8 @@ use super::cell::{self, Value};
 use super::csv::error_literals;
 use super::sheet::{Book, PANIC_DETAIL};
 use super::xlsb_errors;
-use super::zip_guard::Guard;
+use super::xlsx;
+use super::zip_guard::{Guard, GuardedFile};
 use super::{Extent, Record, SourceError};
 
 type Batch = Result<Vec<Record>, SourceError>;
@@ -92,14 +93,21 @@ pub(super) struct Read {
     pub formula_errors: Option<PathBuf>,
     /// The parts scanned as they are read, whose refusal replaces calamine's read error.
     pub guard: Arc<Guard>,
+    /// The workbook's file, which an XLSX worksheet is read from by `xlsx`.
+    pub path: PathBuf,
 }
 
 /// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
 fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
-    let Read { sheet, loaded, formula_errors, guard } = read;
-    let read = catch_unwind(AssertUnwindSafe(|| {
-        read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent)
+    let Read { sheet, loaded, formula_errors, guard, path } = read;
+    let read = catch_unwind(AssertUnwindSafe(|| match (&book, &loaded) {
+        (Sheets::Xlsx(wb), None) => {
+            let file = File::open(&path).map_err(|e| (None, e.to_string()))?;
+            let file = BufReader::new(GuardedFile::new(file, guard.clone()));
+            stream_xlsx(file, &sheet, wb.has_1904_epoch(), &mut out, extent)
+        }
+        _ => read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent),
     }));
     let failure = match read {
         Ok(Ok(())) => None,
@@ -133,12 +141,6 @@ fn read_sheet(
             extent.set_total(range.end().map_or(0, |(row, _)| u64::from(row) + 1));
             send_range(&range, out)
         }
-        (Sheets::Xlsx(wb), None) => {
-            let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
-            extent.set_total(last_row(cells.dimensions()));
-            let offset = first_column(cells.dimensions());
-            stream(|| cells.next_cell().map_err(|e| e.to_string()), offset, out)
-        }
         (Sheets::Xlsb(wb), None) => {
             let mut cells = wb.worksheet_cells_reader(sheet).map_err(|e| no_row(e.to_string()))?;
             extent.set_total(last_row(cells.dimensions()));
@@ -155,6 +157,38 @@ fn read_sheet(
             send_range(&range, out)
         }
     }
+}
+
+/// An XLSX worksheet's cells, read by `xlsx` through the guarded `file`, grouped into records.
+fn stream_xlsx(
+    file: BufReader<GuardedFile>,
+    sheet: &str,
+    is_1904: bool,
+    out: &mut Batches,
+    extent: &Extent,
+) -> Result<(), Failure> {
+    let mut row = RowBuilder::new(0);
+    let mut open = true;
+    let offset = std::cell::Cell::new(0);
+    let start = |dimensions: Dimensions| {
+        extent.set_total(u64::from(dimensions.end.0) + 1);
+        offset.set(first_column(dimensions));
+    };
+    let cell = |r: u32, c: u32, value: &Value<'_>| {
+        row.offset = offset.get();
+        if r != row.index && !out.push(row.take()) {
+            open = false;
+            return false;
+        }
+        row.index = r;
+        row.push(c, value);
+        true
+    };
+    xlsx::read_sheet(file, sheet, is_1904, start, cell)?;
+    if open {
+        out.push(row.take());
+    }
+    Ok(())
 }
 
 /// XLSB cells with the formula errors calamine skips (see `xlsb_errors`), read from a second

@@ -1,0 +1,395 @@
+//! An XLSX worksheet's cells, read by leadsync itself rather than by calamine's cell reader.
+//!
+//! Why: the worksheet is nearly all of an XLSX, and calamine's streaming reader spent five of a
+//! 1M-row sheet's seven and a half seconds building events and attributes that a row of text
+//! never needs. This reader tokenizes the inflated part in place (`markup`), decodes text as
+//! calamine does (`text`), and takes the sheet's part, shared strings and date styles from the
+//! workbook the way calamine finds them (`workbook`), so every cell reads the same. calamine
+//! still opens the workbook, lists and probes its sheets, and reads XLSB, XLS and ODS.
+//! The part is read through the same `GuardedFile` calamine read it through, so the guard's
+//! scan still refuses a hostile part before its bytes get here.
+
+mod markup;
+mod text;
+mod workbook;
+
+use std::io::{self, Read, Seek};
+
+use calamine::{CellErrorType, Dimensions, ExcelDateTime, ExcelDateTimeType};
+
+use super::cell::Value;
+use markup::{Markup, Token, attributes};
+use text::{read_string, unexpected_end};
+use workbook::{Package, Shown};
+
+/// Reads the worksheet `sheet` of the workbook in `reader`: `start` gets its declared
+/// dimensions (A1:A1 when it declares none, as calamine has them) before any cell, then
+/// `cell` gets each cell as (0-based row, 0-based column, value) in the part's order, until it
+/// returns false. Errors name the row they happened in, when there was one.
+pub(super) fn read_sheet<R: Read + Seek>(
+    reader: R,
+    sheet: &str,
+    is_1904: bool,
+    start: impl FnOnce(Dimensions),
+    cell: impl FnMut(u32, u32, &Value<'_>) -> bool,
+) -> Result<(), (Option<u64>, String)> {
+    let no_row = |e: io::Error| (None, e.to_string());
+    let mut package = Package::open(reader).map_err(no_row)?;
+    let path = package.sheet_part(sheet).map_err(no_row)?;
+    let strings = package.shared_strings().map_err(no_row)?;
+    let styles = package.styles().map_err(no_row)?;
+    let xml = package.part(&path).map_err(no_row)?;
+    let xml = xml.ok_or_else(|| (None, format!("the part `{path}` is missing")))?;
+    let book = Book { strings, styles, is_1904 };
+    let mut cells = Cells::new(xml, &book);
+    start(cells.dimensions().map_err(no_row)?);
+    cells.each(cell).map_err(|e| (Some(u64::from(cells.row) + 1), e.to_string()))
+}
+
+/// What the cells refer to.
+struct Book {
+    strings: Vec<String>,
+    styles: Vec<Shown>,
+    is_1904: bool,
+}
+
+struct Cells<'b, R> {
+    xml: Markup<R>,
+    book: &'b Book,
+    /// Where the next cell without a reference goes, as calamine counts.
+    row: u32,
+    column: u32,
+    text: String,
+    run: String,
+    /// `<sheetData/>`: a sheet without rows.
+    no_rows: bool,
+}
+
+/// A cell's `t` attribute.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Number,
+    Shared,
+    Bool,
+    Error,
+    Date,
+    Formula,
+    Inline,
+    /// No `t`: a number, or text if it does not read as one.
+    Unset,
+    Unknown,
+}
+
+impl Kind {
+    fn of(t: Option<&[u8]>) -> Kind {
+        match t {
+            None => Kind::Unset,
+            Some(b"n") => Kind::Number,
+            Some(b"s") => Kind::Shared,
+            Some(b"b") => Kind::Bool,
+            Some(b"e") => Kind::Error,
+            Some(b"d") => Kind::Date,
+            Some(b"str") => Kind::Formula,
+            Some(b"inlineStr" | b"is") => Kind::Inline,
+            Some(_) => Kind::Unknown,
+        }
+    }
+
+    /// Values of these kinds are plain ASCII: calamine reads the first piece of text as is.
+    fn is_raw(self) -> bool {
+        matches!(self, Kind::Number | Kind::Shared | Kind::Bool | Kind::Error | Kind::Unset)
+    }
+}
+
+/// A cell's value before it is borrowed as a `Value`.
+enum Held {
+    Empty,
+    Text,
+    Shared(usize),
+    Float(f64, Option<Shown>),
+    Bool(bool),
+    Error(CellErrorType),
+    IsoDate,
+}
+
+impl<'b, R: Read> Cells<'b, R> {
+    fn new(xml: Markup<R>, book: &'b Book) -> Cells<'b, R> {
+        Cells {
+            xml,
+            book,
+            row: 0,
+            column: 0,
+            text: String::new(),
+            run: String::new(),
+            no_rows: false,
+        }
+    }
+
+    /// Reads up to `<sheetData>`: the `<dimension>` on the way.
+    fn dimensions(&mut self) -> io::Result<Dimensions> {
+        let mut dimensions = Dimensions::default();
+        loop {
+            match self.xml.next_token()? {
+                None => return Err(unexpected_end(b"worksheet")),
+                Some(Token::Start { name: b"dimension", attrs, .. }) => {
+                    let range = markup::attribute(attrs, b"ref").unwrap_or_default();
+                    dimensions = parse_dimensions(range).ok_or_else(|| {
+                        invalid(format!("a damaged dimension `{}`", String::from_utf8_lossy(range)))
+                    })?;
+                }
+                Some(Token::Start { name: b"sheetData", empty, .. }) => {
+                    self.no_rows = empty;
+                    return Ok(dimensions);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    fn each(&mut self, mut cell: impl FnMut(u32, u32, &Value<'_>) -> bool) -> io::Result<()> {
+        if self.no_rows {
+            return Ok(());
+        }
+        loop {
+            let (row, column, attrs_kind, empty) = match self.xml.next_token()? {
+                None => return Err(unexpected_end(b"sheetData")),
+                Some(Token::Start { name: b"row", attrs, empty }) => {
+                    if let Some(r) = markup::attribute(attrs, b"r") {
+                        self.row = parse_row(r).ok_or_else(|| bad_reference(r))?;
+                    }
+                    if empty {
+                        self.end_row();
+                    }
+                    continue;
+                }
+                Some(Token::End { name: b"row" }) => {
+                    self.end_row();
+                    continue;
+                }
+                Some(Token::End { name: b"sheetData" }) => return Ok(()),
+                Some(Token::Start { name: b"c", attrs, empty }) => {
+                    let (mut reference, mut style, mut kind) = (None, None, None);
+                    for (key, value) in attributes(attrs) {
+                        match key {
+                            b"r" => reference = Some(value),
+                            b"s" => style = Some(value),
+                            b"t" => kind = Some(value),
+                            _ => {}
+                        }
+                    }
+                    let (row, column) = match reference {
+                        Some(r) => parse_cell(r).ok_or_else(|| bad_reference(r))?,
+                        None => (self.row, self.column),
+                    };
+                    let style = style.map(|s| parse_number(s).unwrap_or(0));
+                    (row, column, (Kind::of(kind), style, kind.map(<[u8]>::to_vec)), empty)
+                }
+                Some(_) => continue,
+            };
+            self.column = column;
+            let (kind, style, t) = attrs_kind;
+            let held = match empty {
+                true => Held::Empty,
+                false => self.value(kind, style, t.as_deref())?,
+            };
+            self.column += 1;
+            if !cell(row, column, &self.borrow(&held)) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn end_row(&mut self) {
+        self.row = self.row.saturating_add(1);
+        self.column = 0;
+    }
+
+    /// The value of the cell just opened, read up to its end: each child element gives the
+    /// value in turn, as in calamine (`<f>` and an inline string's `<v>` give none).
+    fn value(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+        let mut held = Held::Empty;
+        loop {
+            let child = match self.xml.next_token()? {
+                None => return Err(unexpected_end(b"c")),
+                Some(Token::End { name: b"c" }) => return Ok(held),
+                Some(Token::Start { name, empty, .. }) => (name.to_vec(), empty),
+                Some(_) => continue,
+            };
+            held = match child {
+                (_, true) => Held::Empty,
+                (name, false) if name == b"is" => {
+                    read_string(&mut self.xml, b"is", &mut self.text, &mut self.run)?;
+                    Held::Text
+                }
+                (name, false) if name == b"v" && kind != Kind::Inline => self.v(kind, style, t)?,
+                (name, false) => {
+                    self.skip_to_end(&name)?;
+                    Held::Empty
+                }
+            };
+        }
+    }
+
+    /// A `<v>`: calamine reads number, shared-string, boolean and error values from the first
+    /// piece of text as it stands, and decodes the others in full.
+    fn v(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+        self.text.clear();
+        if kind.is_raw() {
+            let mut first = true;
+            loop {
+                match self.xml.next_token()? {
+                    None => return Err(unexpected_end(b"v")),
+                    Some(Token::End { name: b"v" }) => break,
+                    Some(Token::Text(raw)) if first => {
+                        let raw = &raw[..memchr::memchr(b'&', raw).unwrap_or(raw.len())];
+                        self.text.push_str(&String::from_utf8_lossy(raw));
+                        first = false;
+                    }
+                    Some(_) => first = false,
+                }
+            }
+        } else {
+            text::read_text(&mut self.xml, b"v", &mut self.text)?;
+        }
+        self.typed(kind, style, t)
+    }
+
+    /// The text of a `<v>` as its kind says, calamine's `read_v`.
+    fn typed(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+        let v = self.text.as_str();
+        Ok(match kind {
+            Kind::Shared if v.is_empty() => Held::Empty,
+            Kind::Shared => {
+                let index = parse_number(v.as_bytes()).unwrap_or(0);
+                if index >= self.book.strings.len() {
+                    return Err(invalid("a cell's shared string is not in the table".to_owned()));
+                }
+                Held::Shared(index)
+            }
+            Kind::Bool => match v.trim() {
+                "" => Held::Empty,
+                b if b == "0" || b.eq_ignore_ascii_case("false") => Held::Bool(false),
+                b if b == "1" || b.eq_ignore_ascii_case("true") => Held::Bool(true),
+                _ => return Err(invalid(format!("`{v}` is not a boolean"))),
+            },
+            Kind::Date => Held::IsoDate,
+            Kind::Error => {
+                Held::Error(v.parse().map_err(|_| invalid(format!("`{v}` is not an error value")))?)
+            }
+            Kind::Formula => {
+                if let std::borrow::Cow::Owned(unescaped) = text::unescape_excel(v) {
+                    self.text = unescaped;
+                }
+                Held::Text
+            }
+            Kind::Number | Kind::Unset if v.is_empty() => Held::Empty,
+            Kind::Number | Kind::Unset => match v.parse::<f64>() {
+                Ok(number) => {
+                    let shown = match style {
+                        Some(id) => self.book.styles.get(id).copied(),
+                        None => Some(Shown::Number),
+                    };
+                    Held::Float(number, shown)
+                }
+                Err(_) if kind == Kind::Unset => Held::Text,
+                Err(e) => return Err(invalid(format!("`{v}` is not a number: {e}"))),
+            },
+            Kind::Inline => Held::Empty,
+            Kind::Unknown => {
+                let t = String::from_utf8_lossy(t.unwrap_or_default());
+                return Err(invalid(format!("unknown cell type `{t}`")));
+            }
+        })
+    }
+
+    fn borrow<'a>(&'a self, held: &'a Held) -> Value<'a> {
+        match held {
+            Held::Empty => Value::Empty,
+            Held::Text => Value::Text(&self.text),
+            Held::Shared(index) => Value::Text(&self.book.strings[*index]),
+            Held::Float(number, Some(Shown::Date)) => Value::DateTime(ExcelDateTime::new(
+                *number,
+                ExcelDateTimeType::DateTime,
+                self.book.is_1904,
+            )),
+            Held::Float(number, Some(Shown::Duration)) => Value::DateTime(ExcelDateTime::new(
+                *number,
+                ExcelDateTimeType::TimeDelta,
+                self.book.is_1904,
+            )),
+            Held::Float(number, _) => Value::Float(*number),
+            Held::Bool(b) => Value::Bool(*b),
+            Held::Error(e) => Value::Error(e),
+            Held::IsoDate => Value::IsoDateTime(&self.text),
+        }
+    }
+
+    /// Past the end of the element `name` just opened, nested ones of the same name included.
+    fn skip_to_end(&mut self, name: &[u8]) -> io::Result<()> {
+        let mut depth = 0u32;
+        loop {
+            match self.xml.next_token()? {
+                None => return Err(unexpected_end(name)),
+                Some(Token::Start { name: n, empty: false, .. }) if n == name => depth += 1,
+                Some(Token::End { name: n }) if n == name => match depth.checked_sub(1) {
+                    Some(d) => depth = d,
+                    None => return Ok(()),
+                },
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+fn invalid(detail: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, detail)
+}
+
+fn bad_reference(r: &[u8]) -> io::Error {
+    invalid(format!("a damaged cell reference `{}`", String::from_utf8_lossy(r)))
+}
+
+fn parse_number(digits: &[u8]) -> Option<usize> {
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// `B7` as 0-based (row, column); a column is optional, a row is not.
+fn parse_reference(r: &[u8]) -> Option<(u32, Option<u32>)> {
+    let letters = r.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let mut column: u32 = 0;
+    for b in &r[..letters] {
+        column =
+            column.checked_mul(26)?.checked_add(u32::from(b.to_ascii_uppercase() - b'A') + 1)?;
+    }
+    let digits = &r[letters..];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let row: u32 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    Some((row.checked_sub(1)?, column.checked_sub(1)))
+}
+
+fn parse_cell(r: &[u8]) -> Option<(u32, u32)> {
+    let (row, column) = parse_reference(r)?;
+    Some((row, column?))
+}
+
+fn parse_row(r: &[u8]) -> Option<u32> {
+    parse_reference(r).map(|(row, _)| row)
+}
+
+fn parse_dimensions(range: &[u8]) -> Option<Dimensions> {
+    let mut ends = range.split(|b| *b == b':').map(parse_cell);
+    let start = ends.next()??;
+    let end = match ends.next() {
+        Some(end) => end?,
+        None => start,
+    };
+    if ends.next().is_some() {
+        return None;
+    }
+    Some(Dimensions { start, end })
+}
+
+#[cfg(test)]
+mod tests;

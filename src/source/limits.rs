@@ -81,6 +81,8 @@ impl Limit {
     }
 }
 
+impl std::error::Error for Limit {}
+
 impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mib = |bytes: u64| bytes / MIB;

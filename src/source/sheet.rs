@@ -13,6 +13,7 @@ use calamine::{
     XlsOptions, Xlsb, Xlsx,
 };
 
+use super::cell::Value;
 use super::sheet_rows::SheetRows;
 use super::zip_guard::{Guard, GuardedFile};
 use super::{Format, SheetSelector, SourceError};
@@ -66,7 +67,8 @@ pub(super) fn open(
         Some(selector) => (resolve(&book, location, selector)?, None),
         None => {
             let formula_errors = hints.xlsb_formula_errors.then_some(path);
-            first_sheet_with_data(&mut book, location, formula_errors).map_err(refused)?
+            first_sheet_with_data(&mut book, location, formula_errors, (path, &guard))
+                .map_err(refused)?
         }
     };
     let names = book.sheet_names();
@@ -143,18 +145,21 @@ fn resolve(book: &Book, location: &str, selector: &SheetSelector) -> Result<Stri
 /// The first worksheet with a non-empty cell, visible sheets before hidden ones. XLS and ODS
 /// sheets are loaded to be probed, so the chosen one is handed on instead of loaded twice.
 /// `formula_errors` is the path of an XLSB with formula error cells, which calamine skips: a
-/// sheet holding only those has data too.
+/// sheet holding only those has data too. An XLSX's sheets are probed by `xlsx` from the
+/// workbook's file, a limit one goes past kept by the guard.
 fn first_sheet_with_data(
     book: &mut Book,
     location: &str,
     formula_errors: Option<&Path>,
+    workbook: (&Path, &Guard),
 ) -> Result<(String, Option<Range<Data>>), SourceError> {
     let sheets = book.sheets_metadata().to_vec();
     let worksheets = sheets.iter().filter(|s| s.typ == SheetType::WorkSheet);
     let (visible, hidden): (Vec<_>, Vec<_>) =
         worksheets.partition(|s| s.visible == SheetVisible::Visible);
     for sheet in visible.into_iter().chain(hidden) {
-        let probed = catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name, formula_errors)));
+        let probed =
+            catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name, formula_errors, workbook)));
         let read_error = |detail: String| SourceError::SheetRead {
             location: location.to_owned(),
             sheet: sheet.name.clone(),
@@ -176,12 +181,14 @@ enum Probe {
     Data(Option<Range<Data>>),
 }
 
-fn probe(book: &mut Book, name: &str, formula_errors: Option<&Path>) -> Result<Probe, String> {
+fn probe(
+    book: &mut Book,
+    name: &str,
+    formula_errors: Option<&Path>,
+    (path, guard): (&Path, &Guard),
+) -> Result<Probe, String> {
     let has_data = match book {
-        Sheets::Xlsx(wb) => {
-            let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
-            first_value(|| cells.next_cell().map_err(|e| e.to_string()))?
-        }
+        Sheets::Xlsx(wb) => xlsx_has_value(path, name, wb.has_1904_epoch(), guard)?,
         Sheets::Xlsb(wb) => {
             let mut cells = wb.worksheet_cells_reader(name).map_err(|e| e.to_string())?;
             first_value(|| cells.next_cell().map_err(|e| e.to_string()))?
@@ -194,6 +201,18 @@ fn probe(book: &mut Book, name: &str, formula_errors: Option<&Path>) -> Result<P
         }
     };
     Ok(if has_data { Probe::Data(None) } else { Probe::Empty })
+}
+
+fn xlsx_has_value(path: &Path, sheet: &str, is_1904: bool, guard: &Guard) -> Result<bool, String> {
+    let mut found = false;
+    let cell = |_, _, value: &Value<'_>| {
+        found = !matches!(value, Value::Empty);
+        !found
+    };
+    match super::xlsx::read_sheet(path, sheet, is_1904, |_| {}, cell) {
+        Ok(()) => Ok(found),
+        Err(failure) => Err(guard.keep(failure).1),
+    }
 }
 
 fn first_value<'a>(

@@ -24,7 +24,7 @@ use super::csv::error_literals;
 use super::sheet::{Book, PANIC_DETAIL};
 use super::xlsb_errors;
 use super::xlsx;
-use super::zip_guard::{Guard, GuardedFile};
+use super::zip_guard::Guard;
 use super::{Extent, Record, SourceError};
 
 type Batch = Result<Vec<Record>, SourceError>;
@@ -103,9 +103,7 @@ fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, 
     let Read { sheet, loaded, formula_errors, guard, path } = read;
     let read = catch_unwind(AssertUnwindSafe(|| match (&book, &loaded) {
         (Sheets::Xlsx(wb), None) => {
-            let file = File::open(&path).map_err(|e| (None, e.to_string()))?;
-            let file = BufReader::new(GuardedFile::new(file, guard.clone()));
-            stream_xlsx(file, &sheet, wb.has_1904_epoch(), &mut out, extent)
+            stream_xlsx(&path, &sheet, wb.has_1904_epoch(), &mut out, extent, &guard)
         }
         _ => read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent),
     }));
@@ -159,13 +157,15 @@ fn read_sheet(
     }
 }
 
-/// An XLSX worksheet's cells, read by `xlsx` through the guarded `file`, grouped into records.
+/// An XLSX worksheet's cells, read by `xlsx` from the workbook at `path`, grouped into
+/// records; a limit it goes past is the guard's refusal.
 fn stream_xlsx(
-    file: BufReader<GuardedFile>,
+    path: &Path,
     sheet: &str,
     is_1904: bool,
     out: &mut Batches,
     extent: &Extent,
+    guard: &Guard,
 ) -> Result<(), Failure> {
     let mut row = RowBuilder::new(0);
     let mut open = true;
@@ -184,7 +184,7 @@ fn stream_xlsx(
         row.push(c, value);
         true
     };
-    xlsx::read_sheet(file, sheet, is_1904, start, cell)?;
+    xlsx::read_sheet(path, sheet, is_1904, start, cell).map_err(|e| guard.keep(e))?;
     if open {
         out.push(row.take());
     }

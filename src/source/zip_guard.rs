@@ -1,8 +1,11 @@
 //! The worksheets of an XLSX, scanned while calamine reads them instead of before.
 //!
-//! A worksheet is most of a workbook (a 1M-row sheet is 500 MB of XML), and calamine streams
-//! it, so inflating it once more before calamine did cost as much as reading it. Instead the
-//! file handed to calamine is a `GuardedFile`, and the first read of a deferred part starts a
+//! A worksheet is most of a workbook (a 1M-row sheet is 500 MB of XML), so inflating it once
+//! more before it is read cost as much as reading it. leadsync reads the chosen worksheet
+//! itself (`xlsx`, which holds it to these limits as it goes and hands a breach to `keep`);
+//! this guard is for a worksheet part calamine reads, which a crafted package can make it do
+//! (as its workbook). The file handed to calamine is a `GuardedFile`, and the first read of a
+//! deferred part starts a
 //! thread that inflates the part on its own handle and runs `xml_scan` over it, on the core the
 //! sheet's reader leaves. A read of the part's compressed bytes waits until the scan has passed
 //! them, so calamine's inflater is never ahead of the scan, and a part over a limit fails
@@ -21,10 +24,10 @@ use std::thread;
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use super::SourceError;
 use super::limits::{self, Limit};
 use super::xml_scan::Scanner;
 use super::zip_scan::{CellCount, PartKind, PartSink};
+use super::{SourceError, xlsx};
 
 const CHUNK: usize = 64 * 1024;
 
@@ -80,6 +83,20 @@ impl Guard {
         self.lock().breach.clone().map(|limit| limit.error(location))
     }
 
+    /// A worksheet leadsync read itself (`xlsx`) failed: a limit it went past is kept as the
+    /// refusal, like a deferred part's; what is left is the row and the read error.
+    pub(super) fn keep(&self, failure: xlsx::Failure) -> (Option<u64>, String) {
+        match failure {
+            xlsx::Failure::Read { row, detail } => (row, detail),
+            xlsx::Failure::Limit(limit) => {
+                let detail = limit.to_string();
+                self.lock().breach.get_or_insert(limit);
+                self.moved.notify_all();
+                (None, detail)
+            }
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Progress> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -102,6 +119,12 @@ impl Guard {
                 }
                 let scanned = match state.scanned[index] {
                     Some(scanned) => scanned,
+                    // A read that only runs into the part (a buffer filled past the part
+                    // before it) stops short of it: the scan starts when the part is read.
+                    None if at < part.start => {
+                        allowed = allowed.min(part.start);
+                        continue;
+                    }
                     None => {
                         state.scanned[index] = Some(part.start);
                         self.start_scan(index)?;

@@ -6,8 +6,9 @@
 //! `xml_scan` (a cell's text, each tag or text run, the shared-strings table, and for ODS the
 //! cells that calamine's loaded sheets will hold after repeats), XLSB parts record by record.
 //! Every part is scanned, not only the ones a well-formed workbook names, because calamine
-//! follows the file's own relationships to find its sheets; an XLSX's worksheets are scanned
-//! as calamine reads them instead (`zip_guard`), which reading them twice cost.
+//! follows the file's own relationships to find its sheets; an XLSX's worksheets are held to
+//! the limits as they are read instead (by `xlsx`, or by `zip_guard` when calamine reads one),
+//! which reading them twice cost.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -71,7 +72,8 @@ pub(super) fn check(path: &Path, location: &str, format: Format) -> Result<Findi
     })
 }
 
-/// An XLSX worksheet, which calamine streams and so is scanned as it reads it: a part named
+/// An XLSX worksheet, which is read as a stream and so is held to the limits as it is read
+/// (by `xlsx` or, through `zip_guard`, by calamine), not before: a part named
 /// `xl/worksheets/*.xml`, deflated or stored. A crafted workbook can make calamine read such a
 /// part as its workbook, which the scan as it reads also bounds; the parts calamine reads at
 /// open for their tallies (shared strings, styles) are never deferred, whatever their folder.

@@ -135,7 +135,7 @@ fn sheet_with(rows: usize, tail: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn a_worksheet_is_held_to_the_limits_while_calamine_reads_it() {
+fn a_worksheet_is_held_to_the_limits_as_it_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path();
     // Deep in the sheet, past the probe for data: a cell of 17 runs of 1 MiB, split by comments.

@@ -1,21 +1,25 @@
 //! A pull tokenizer over a workbook part's XML: start and end tags, text and CDATA, borrowed
 //! from a buffer of its own. It agrees with quick-xml (which calamine reads with) on where
 //! markup ends: quotes in attribute values, comments, CDATA, processing instructions. It does
-//! not validate, and it never builds more than one token: a worksheet's tokens are each
-//! bounded by the scan of `zip_guard`, which refuses a part with a tag or text run over the
-//! limit before its bytes are read here, and the buffer has a ceiling of its own besides.
+//! not validate, and it never holds more than one token. It is its own guard, with the limits
+//! `zip_scan` holds every other part to: a tag, comment or text run over `MAX_MARKUP_BYTES`,
+//! elements nested deeper than `MAX_DEPTH`, and a cell's text over `MAX_CELL_BYTES` are each
+//! refused with their `Limit` (inside the `io::Error`) before more of them is read.
 
 use std::io::{self, Read};
 use std::ops::Range;
 
 use memchr::memmem;
 
+use super::super::limits::{Limit, MAX_CELL_BYTES, MAX_DEPTH, MAX_MARKUP_BYTES};
+
+/// Tokens as calamine's quick-xml reader is set up to give them: a tag that closes itself
+/// (`<c r="A1"/>`) comes as a start and an end.
 pub(super) enum Token<'a> {
-    /// A start tag: its local name, its attributes' bytes, and whether it closes itself.
+    /// A start tag: its local name and its attributes' bytes.
     Start {
         name: &'a [u8],
         attrs: &'a [u8],
-        empty: bool,
     },
     End {
         name: &'a [u8],
@@ -36,29 +40,109 @@ enum Span {
 }
 
 const CHUNK: usize = 256 * 1024;
-/// Four times the guard's limit on one tag or text run: a token this long means the part
-/// was not scanned, and holding more would break the memory promise.
-const MAX_BUFFER: usize = 64 << 20;
 
 pub(super) struct Markup<R> {
     input: R,
+    /// The part's name, for the limit it goes past.
+    part: String,
     buf: Vec<u8>,
     pos: usize,
     end: usize,
     eof: bool,
+    depth: u64,
+    /// Text bytes read since `start_cell`, while a cell is open.
+    cell_text: Option<u64>,
+    /// The name of the self-closing tag just handed out, whose end comes next.
+    pending_end: Option<Range<usize>>,
 }
 
 impl<R: Read> Markup<R> {
-    pub(super) fn new(input: R) -> Markup<R> {
-        Markup { input, buf: vec![0; CHUNK], pos: 0, end: 0, eof: false }
+    pub(super) fn new(input: R, part: &str) -> Markup<R> {
+        Markup {
+            input,
+            part: part.to_owned(),
+            buf: vec![0; CHUNK],
+            pos: 0,
+            end: 0,
+            eof: false,
+            depth: 0,
+            cell_text: None,
+            pending_end: None,
+        }
+    }
+
+    /// Counts the text from here on as one cell's, until `end_cell`.
+    pub(super) fn start_cell(&mut self) {
+        self.cell_text = Some(0);
+    }
+
+    pub(super) fn end_cell(&mut self) {
+        self.cell_text = None;
+    }
+
+    fn breach(&self, limit: Limit) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, limit)
+    }
+
+    /// Holds the token about to be handed out to the limits.
+    fn admit(&mut self, span: &Span) -> io::Result<()> {
+        let markup = |range: &Range<usize>| (range.end - range.start) as u64 > MAX_MARKUP_BYTES;
+        match span {
+            Span::Start { name, attrs, .. } => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Err(self.breach(Limit::Depth { part: self.part.clone() }));
+                }
+                if markup(&(name.start..attrs.end)) {
+                    return Err(self.breach(Limit::Markup { part: self.part.clone() }));
+                }
+            }
+            Span::End { .. } => self.depth = self.depth.saturating_sub(1),
+            Span::Text(text) | Span::CData(text) => {
+                if markup(text) {
+                    return Err(self.breach(Limit::Markup { part: self.part.clone() }));
+                }
+                if let Some(cell) = &mut self.cell_text {
+                    *cell += text.len() as u64;
+                    if *cell > MAX_CELL_BYTES {
+                        return Err(self.breach(Limit::Cell { part: self.part.clone() }));
+                    }
+                }
+            }
+            Span::Skip => {}
+        }
+        Ok(())
+    }
+
+    /// The bytes after the last token that are already in the buffer (none while a
+    /// self-closing tag's end is due), for a caller that reads a common shape straight.
+    pub(super) fn ahead(&self) -> &[u8] {
+        match self.pending_end {
+            Some(_) => &[],
+            None => &self.buf[self.pos..self.end],
+        }
+    }
+
+    /// Passes over `len` bytes of `ahead`, which held balanced elements and then the end tag
+    /// of the element open before them.
+    pub(super) fn pass_to_end(&mut self, len: usize) {
+        self.pos += len;
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// The next token; `None` at the end of the part.
     pub(super) fn next_token(&mut self) -> io::Result<Option<Token<'_>>> {
+        if let Some(name) = self.pending_end.take() {
+            self.depth = self.depth.saturating_sub(1);
+            return Ok(Some(Token::End { name: &self.buf[name] }));
+        }
         let span = loop {
             match self.span() {
                 Some(Span::Skip) => continue,
-                Some(span) => break span,
+                Some(span) => {
+                    self.admit(&span)?;
+                    break span;
+                }
                 None if self.fill()? => continue,
                 None if self.pos < self.end => {
                     return Err(io::Error::new(
@@ -72,7 +156,10 @@ impl<R: Read> Markup<R> {
         let b = &self.buf;
         Ok(Some(match span {
             Span::Start { name, attrs, empty } => {
-                Token::Start { name: &b[name], attrs: &b[attrs], empty }
+                if empty {
+                    self.pending_end = Some(name.clone());
+                }
+                Token::Start { name: &b[name], attrs: &b[attrs] }
             }
             Span::End { name } => Token::End { name: &b[name] },
             Span::Text(text) => Token::Text(&b[text]),
@@ -86,15 +173,16 @@ impl<R: Read> Markup<R> {
         if self.eof {
             return Ok(false);
         }
+        // What is left is one token not yet whole.
+        if (self.end - self.pos) as u64 > MAX_MARKUP_BYTES {
+            return Err(self.breach(Limit::Markup { part: self.part.clone() }));
+        }
         if self.pos > 0 {
             self.buf.copy_within(self.pos..self.end, 0);
             self.end -= self.pos;
             self.pos = 0;
         }
         if self.end == self.buf.len() {
-            if self.buf.len() >= MAX_BUFFER {
-                return Err(io::Error::new(io::ErrorKind::InvalidData, "an XML tag is too long"));
-            }
             self.buf.resize(self.buf.len() * 2, 0);
         }
         loop {
@@ -152,8 +240,22 @@ impl<R: Read> Markup<R> {
 }
 
 /// The index of the `>` that ends the tag at the start of `data`, outside quoted values.
+/// Most tags are short: their first bytes are looked at one by one, which is quicker than
+/// setting up a vector search for each.
 fn tag_end(data: &[u8]) -> Option<usize> {
-    let mut i = 1;
+    let mut quote = None;
+    for (i, &b) in data.iter().enumerate().take(64).skip(1) {
+        match (quote, b) {
+            (None, b'>') => return Some(i),
+            (None, b'"' | b'\'') => quote = Some(b),
+            (Some(q), b) if b == q => quote = None,
+            _ => {}
+        }
+    }
+    let mut i = 64.min(data.len());
+    if let Some(q) = quote {
+        i += memchr::memchr(q, &data[i..])? + 1;
+    }
     loop {
         let found = i + memchr::memchr3(b'>', b'"', b'\'', &data[i..])?;
         match data[found] {
@@ -221,14 +323,12 @@ mod tests {
                 Ok(n)
             }
         }
-        let mut markup = Markup::new(Trickle(xml.as_bytes(), chunk));
+        let mut markup = Markup::new(Trickle(xml.as_bytes(), chunk), "part");
         let mut out = Vec::new();
         let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         while let Some(token) = markup.next_token().unwrap() {
             out.push(match token {
-                Token::Start { name, attrs, empty } => {
-                    format!("<{}|{}{}>", s(name), s(attrs).trim(), if empty { "/" } else { "" })
-                }
+                Token::Start { name, attrs } => format!("<{}|{}>", s(name), s(attrs).trim()),
                 Token::End { name } => format!("</{}>", s(name)),
                 Token::Text(t) => format!("T:{}", s(t)),
                 Token::CData(t) => format!("C:{}", s(t)),
@@ -239,8 +339,14 @@ mod tests {
 
     #[test]
     fn tokens_come_whole_however_the_input_is_cut() {
-        let xml = "<?xml version=\"1.0\"?><x:c r=\"A1\" t='a>b'><!-- <c> --><v>1 &amp; 2</v>\
-                   <is><t><![CDATA[<raw>]]></t></is><e/></x:c >";
+        // A quoted `>` in a tag of a few bytes, and in a long one past where the bytes are
+        // looked at one by one.
+        let long = format!("<long a=\"{}>\" b='>'/>", "x".repeat(60));
+        let xml = format!(
+            "<?xml version=\"1.0\"?><x:c r=\"A1\" t='a>b'><!-- <c> --><v>1 &amp; 2</v>\
+             <is><t><![CDATA[<raw>]]></t></is><e/>{long}</x:c >"
+        );
+        let long_token = format!("<long|a=\"{}>\" b='>'>", "x".repeat(60));
         let want = [
             "<c|r=\"A1\" t='a>b'>",
             "<v|>",
@@ -251,17 +357,20 @@ mod tests {
             "C:<raw>",
             "</t>",
             "</is>",
-            "<e|/>",
+            "<e|>",
+            "</e>",
+            &long_token,
+            "</long>",
             "</c>",
         ];
         for chunk in [1, 2, 3, 7, 64, 1 << 20] {
-            assert_eq!(tokens(xml, chunk), want, "read {chunk} bytes at a time");
+            assert_eq!(tokens(&xml, chunk), want, "read {chunk} bytes at a time");
         }
     }
 
     #[test]
     fn a_part_cut_inside_a_tag_is_an_error() {
-        let mut markup = Markup::new(&b"<c r=\"A1"[..]);
+        let mut markup = Markup::new(&b"<c r=\"A1"[..], "part");
         assert!(markup.next_token().is_err());
     }
 

@@ -6,44 +6,70 @@
 //! calamine does (`text`), and takes the sheet's part, shared strings and date styles from the
 //! workbook the way calamine finds them (`workbook`), so every cell reads the same. calamine
 //! still opens the workbook, lists and probes its sheets, and reads XLSB, XLS and ODS.
-//! The part is read through the same `GuardedFile` calamine read it through, so the guard's
-//! scan still refuses a hostile part before its bytes get here.
+//! The worksheet is read straight from the file, and `markup` holds it to the limits the
+//! guard's scan held it to when calamine read it, so it is inflated and tokenized once: the
+//! scan on a second thread cost as much again. calamine reads the rest of the workbook as
+//! before, its deferred parts still scanned by `zip_guard`.
 
+mod inflate;
 mod markup;
 mod text;
 mod workbook;
 
-use std::io::{self, Read, Seek};
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
 
 use calamine::{CellErrorType, Dimensions, ExcelDateTime, ExcelDateTimeType};
 
 use super::cell::Value;
+use super::limits::{self, Limit};
 use markup::{Markup, Token, attributes};
 use text::{read_string, unexpected_end};
 use workbook::{Package, Shown};
 
-/// Reads the worksheet `sheet` of the workbook in `reader`: `start` gets its declared
+/// Why a sheet could not be read: the row it happened in, when there was one, and what
+/// happened; or the limit the sheet went past.
+#[derive(Debug)]
+pub(super) enum Failure {
+    Read { row: Option<u64>, detail: String },
+    Limit(Limit),
+}
+
+impl Failure {
+    fn at(row: Option<u64>, e: io::Error) -> Failure {
+        match e.get_ref().and_then(|inner| inner.downcast_ref::<Limit>()) {
+            Some(limit) => Failure::Limit(limit.clone()),
+            None => Failure::Read { row, detail: e.to_string() },
+        }
+    }
+}
+
+/// Reads the worksheet `sheet` of the workbook at `path`: `start` gets its declared
 /// dimensions (A1:A1 when it declares none, as calamine has them) before any cell, then
 /// `cell` gets each cell as (0-based row, 0-based column, value) in the part's order, until it
-/// returns false. Errors name the row they happened in, when there was one.
-pub(super) fn read_sheet<R: Read + Seek>(
-    reader: R,
+/// returns false.
+pub(super) fn read_sheet(
+    path: &Path,
     sheet: &str,
     is_1904: bool,
     start: impl FnOnce(Dimensions),
     cell: impl FnMut(u32, u32, &Value<'_>) -> bool,
-) -> Result<(), (Option<u64>, String)> {
-    let no_row = |e: io::Error| (None, e.to_string());
-    let mut package = Package::open(reader).map_err(no_row)?;
-    let path = package.sheet_part(sheet).map_err(no_row)?;
+) -> Result<(), Failure> {
+    let no_row = |e: io::Error| Failure::at(None, e);
+    let file = BufReader::new(File::open(path).map_err(no_row)?);
+    let mut package = Package::open(file).map_err(no_row)?;
+    let part = package.sheet_part(sheet).map_err(no_row)?;
     let strings = package.shared_strings().map_err(no_row)?;
     let styles = package.styles().map_err(no_row)?;
-    let xml = package.part(&path).map_err(no_row)?;
-    let xml = xml.ok_or_else(|| (None, format!("the part `{path}` is missing")))?;
+    let part = package.entry(&part).to_owned();
+    drop(package);
+    let inflated = inflate::Inflated::start(path.to_owned(), part.clone()).map_err(no_row)?;
+    let xml = Markup::new(inflated, &part);
     let book = Book { strings, styles, is_1904 };
     let mut cells = Cells::new(xml, &book);
     start(cells.dimensions().map_err(no_row)?);
-    cells.each(cell).map_err(|e| (Some(u64::from(cells.row) + 1), e.to_string()))
+    cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
 /// What the cells refer to.
@@ -61,8 +87,10 @@ struct Cells<'b, R> {
     column: u32,
     text: String,
     run: String,
-    /// `<sheetData/>`: a sheet without rows.
-    no_rows: bool,
+    /// The `t` of a cell whose type is unknown, for the error.
+    unknown: String,
+    /// The name of a child element being skipped.
+    other: Vec<u8>,
 }
 
 /// A cell's `t` attribute.
@@ -121,7 +149,8 @@ impl<'b, R: Read> Cells<'b, R> {
             column: 0,
             text: String::new(),
             run: String::new(),
-            no_rows: false,
+            unknown: String::new(),
+            other: Vec::new(),
         }
     }
 
@@ -137,28 +166,19 @@ impl<'b, R: Read> Cells<'b, R> {
                         invalid(format!("a damaged dimension `{}`", String::from_utf8_lossy(range)))
                     })?;
                 }
-                Some(Token::Start { name: b"sheetData", empty, .. }) => {
-                    self.no_rows = empty;
-                    return Ok(dimensions);
-                }
+                Some(Token::Start { name: b"sheetData", .. }) => return Ok(dimensions),
                 Some(_) => {}
             }
         }
     }
 
     fn each(&mut self, mut cell: impl FnMut(u32, u32, &Value<'_>) -> bool) -> io::Result<()> {
-        if self.no_rows {
-            return Ok(());
-        }
         loop {
-            let (row, column, attrs_kind, empty) = match self.xml.next_token()? {
+            let (row, column, kind, style) = match self.xml.next_token()? {
                 None => return Err(unexpected_end(b"sheetData")),
-                Some(Token::Start { name: b"row", attrs, empty }) => {
+                Some(Token::Start { name: b"row", attrs }) => {
                     if let Some(r) = markup::attribute(attrs, b"r") {
                         self.row = parse_row(r).ok_or_else(|| bad_reference(r))?;
-                    }
-                    if empty {
-                        self.end_row();
                     }
                     continue;
                 }
@@ -167,13 +187,13 @@ impl<'b, R: Read> Cells<'b, R> {
                     continue;
                 }
                 Some(Token::End { name: b"sheetData" }) => return Ok(()),
-                Some(Token::Start { name: b"c", attrs, empty }) => {
-                    let (mut reference, mut style, mut kind) = (None, None, None);
+                Some(Token::Start { name: b"c", attrs }) => {
+                    let (mut reference, mut style, mut t) = (None, None, None);
                     for (key, value) in attributes(attrs) {
                         match key {
                             b"r" => reference = Some(value),
                             b"s" => style = Some(value),
-                            b"t" => kind = Some(value),
+                            b"t" => t = Some(value),
                             _ => {}
                         }
                     }
@@ -182,15 +202,23 @@ impl<'b, R: Read> Cells<'b, R> {
                         None => (self.row, self.column),
                     };
                     let style = style.map(|s| parse_number(s).unwrap_or(0));
-                    (row, column, (Kind::of(kind), style, kind.map(<[u8]>::to_vec)), empty)
+                    let kind = Kind::of(t);
+                    if let (Kind::Unknown, Some(t)) = (kind, t) {
+                        self.unknown = String::from_utf8_lossy(t).into_owned();
+                    }
+                    (row, column, kind, style)
                 }
                 Some(_) => continue,
             };
             self.column = column;
-            let (kind, style, t) = attrs_kind;
-            let held = match empty {
-                true => Held::Empty,
-                false => self.value(kind, style, t.as_deref())?,
+            let held = match self.quick_value(kind, style)? {
+                Some(held) => held,
+                None => {
+                    self.xml.start_cell();
+                    let held = self.value(kind, style)?;
+                    self.xml.end_cell();
+                    held
+                }
             };
             self.column += 1;
             if !cell(row, column, &self.borrow(&held)) {
@@ -204,35 +232,60 @@ impl<'b, R: Read> Cells<'b, R> {
         self.column = 0;
     }
 
+    /// The two shapes nearly every cell has, `<v>123</v></c>` and `<is><t>text</t></is></c>`,
+    /// read straight from the buffer when they hold no entity or carriage return, which is
+    /// what `value` would make of them at a third of the cost; anything else is left to it.
+    fn quick_value(&mut self, kind: Kind, style: Option<usize>) -> io::Result<Option<Held>> {
+        let (open, close): (&[u8], &[u8]) = match kind {
+            Kind::Inline => (b"<is><t>", b"</t></is></c>"),
+            kind if kind.is_raw() => (b"<v>", b"</v></c>"),
+            _ => return Ok(None),
+        };
+        let Some(rest) = self.xml.ahead().strip_prefix(open) else { return Ok(None) };
+        let Some(len) = memchr::memchr3(b'<', b'&', b'\r', rest) else { return Ok(None) };
+        if !rest[len..].starts_with(close) || len as u64 > limits::MAX_CELL_BYTES {
+            return Ok(None);
+        }
+        let Ok(text) = std::str::from_utf8(&rest[..len]) else { return Ok(None) };
+        self.text.clear();
+        let inline = kind == Kind::Inline;
+        match inline {
+            true => self.text.push_str(&text::unescape_excel(text.trim_matches(text::TRIMMED))),
+            false => self.text.push_str(text),
+        }
+        self.xml.pass_to_end(open.len() + len + close.len());
+        Ok(Some(if inline { Held::Text } else { self.typed(kind, style)? }))
+    }
+
     /// The value of the cell just opened, read up to its end: each child element gives the
     /// value in turn, as in calamine (`<f>` and an inline string's `<v>` give none).
-    fn value(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+    fn value(&mut self, kind: Kind, style: Option<usize>) -> io::Result<Held> {
         let mut held = Held::Empty;
         loop {
-            let child = match self.xml.next_token()? {
+            held = match self.xml.next_token()? {
                 None => return Err(unexpected_end(b"c")),
                 Some(Token::End { name: b"c" }) => return Ok(held),
-                Some(Token::Start { name, empty, .. }) => (name.to_vec(), empty),
-                Some(_) => continue,
-            };
-            held = match child {
-                (_, true) => Held::Empty,
-                (name, false) if name == b"is" => {
+                Some(Token::Start { name: b"is", .. }) => {
                     read_string(&mut self.xml, b"is", &mut self.text, &mut self.run)?;
                     Held::Text
                 }
-                (name, false) if name == b"v" && kind != Kind::Inline => self.v(kind, style, t)?,
-                (name, false) => {
-                    self.skip_to_end(&name)?;
+                Some(Token::Start { name: b"v", .. }) if kind != Kind::Inline => {
+                    self.v(kind, style)?
+                }
+                Some(Token::Start { name, .. }) => {
+                    self.other.clear();
+                    self.other.extend_from_slice(name);
+                    self.skip_other()?;
                     Held::Empty
                 }
+                Some(_) => continue,
             };
         }
     }
 
     /// A `<v>`: calamine reads number, shared-string, boolean and error values from the first
     /// piece of text as it stands, and decodes the others in full.
-    fn v(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+    fn v(&mut self, kind: Kind, style: Option<usize>) -> io::Result<Held> {
         self.text.clear();
         if kind.is_raw() {
             let mut first = true;
@@ -251,11 +304,11 @@ impl<'b, R: Read> Cells<'b, R> {
         } else {
             text::read_text(&mut self.xml, b"v", &mut self.text)?;
         }
-        self.typed(kind, style, t)
+        self.typed(kind, style)
     }
 
     /// The text of a `<v>` as its kind says, calamine's `read_v`.
-    fn typed(&mut self, kind: Kind, style: Option<usize>, t: Option<&[u8]>) -> io::Result<Held> {
+    fn typed(&mut self, kind: Kind, style: Option<usize>) -> io::Result<Held> {
         let v = self.text.as_str();
         Ok(match kind {
             Kind::Shared if v.is_empty() => Held::Empty,
@@ -295,10 +348,7 @@ impl<'b, R: Read> Cells<'b, R> {
                 Err(e) => return Err(invalid(format!("`{v}` is not a number: {e}"))),
             },
             Kind::Inline => Held::Empty,
-            Kind::Unknown => {
-                let t = String::from_utf8_lossy(t.unwrap_or_default());
-                return Err(invalid(format!("unknown cell type `{t}`")));
-            }
+            Kind::Unknown => return Err(invalid(format!("unknown cell type `{}`", self.unknown))),
         })
     }
 
@@ -324,14 +374,15 @@ impl<'b, R: Read> Cells<'b, R> {
         }
     }
 
-    /// Past the end of the element `name` just opened, nested ones of the same name included.
-    fn skip_to_end(&mut self, name: &[u8]) -> io::Result<()> {
+    /// Past the end of the element just opened, named in `other`, nested ones of the same
+    /// name included.
+    fn skip_other(&mut self) -> io::Result<()> {
         let mut depth = 0u32;
         loop {
             match self.xml.next_token()? {
-                None => return Err(unexpected_end(name)),
-                Some(Token::Start { name: n, empty: false, .. }) if n == name => depth += 1,
-                Some(Token::End { name: n }) if n == name => match depth.checked_sub(1) {
+                None => return Err(unexpected_end(&self.other)),
+                Some(Token::Start { name, .. }) if *name == *self.other => depth += 1,
+                Some(Token::End { name }) if *name == *self.other => match depth.checked_sub(1) {
                     Some(d) => depth = d,
                     None => return Ok(()),
                 },

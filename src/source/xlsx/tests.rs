@@ -30,9 +30,8 @@ fn by_calamine(path: &Path, sheet: &str) -> Read {
 
 fn by_leadsync(path: &Path, sheet: &str, is_1904: bool) -> Read {
     let mut out = Vec::new();
-    let file = BufReader::new(File::open(path).unwrap());
     read_sheet(
-        file,
+        path,
         sheet,
         is_1904,
         |_| {},
@@ -44,7 +43,7 @@ fn by_leadsync(path: &Path, sheet: &str, is_1904: bool) -> Read {
             true
         },
     )
-    .map_err(|(_, e)| e)?;
+    .map_err(|e| format!("{e:?}"))?;
     Ok(out)
 }
 
@@ -171,7 +170,7 @@ fn damaged_sheets_are_errors_with_their_row() {
         let path = workbook(dir.path(), sheet, None, None);
         let mut rows = 0;
         let error = read_sheet(
-            BufReader::new(File::open(&path).unwrap()),
+            &path,
             "Leads & more",
             false,
             |_| {},
@@ -181,8 +180,9 @@ fn damaged_sheets_are_errors_with_their_row() {
             },
         )
         .unwrap_err();
-        assert!(error.1.contains(says), "{sheet}: {error:?}");
-        assert!(error.0.is_some(), "names the row: {error:?}");
+        let super::Failure::Read { row, detail } = error else { panic!("{error:?}") };
+        assert!(detail.contains(says), "{sheet}: {detail}");
+        assert!(row.is_some(), "names the row: {detail}");
     }
 }
 

@@ -31,8 +31,11 @@ pub(super) fn decode_into(raw: &[u8], out: &mut String) {
 
 /// Literal text with XML 1.0's line ends: `\r\n` and a lone `\r` are `\n`.
 fn push_literal(text: &[u8], out: &mut String) {
-    let text = String::from_utf8_lossy(text);
-    if !text.contains('\r') {
+    let text = match std::str::from_utf8(text) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(text),
+    };
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
         out.push_str(&text);
         return;
     }
@@ -135,6 +138,10 @@ pub(super) fn unescape_excel(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// What a `<t>` run is trimmed of unless it keeps its spaces: ASCII white space only, so a
+/// no-break space stays.
+pub(super) const TRIMMED: [char; 4] = [' ', '\t', '\r', '\n'];
+
 /// The text of a string element (`<si>` of the shared strings, `<is>` of a cell), read up to
 /// its end tag `closing`, into `out` (cleared first): its `<t>` runs joined, phonetic runs
 /// left out, each run trimmed of ASCII white space unless it asks to be kept as it is.
@@ -151,17 +158,14 @@ pub(super) fn read_string<R: Read>(
             return Err(unexpected_end(closing));
         };
         match token {
-            Token::Start { name: b"rPh", empty, .. } => phonetic = !empty,
+            Token::Start { name: b"rPh", .. } => phonetic = true,
             Token::End { name: b"rPh" } => phonetic = false,
             Token::End { name } if name == closing => return Ok(()),
-            Token::Start { name: b"t", attrs, empty } if !phonetic => {
+            Token::Start { name: b"t", attrs } if !phonetic => {
                 let preserve = attribute(attrs, b"xml:space") == Some(b"preserve");
                 run.clear();
-                if !empty {
-                    read_text(xml, b"t", run)?;
-                }
-                let kept =
-                    if preserve { run.as_str() } else { run.trim_matches([' ', '\t', '\r', '\n']) };
+                read_text(xml, b"t", run)?;
+                let kept = if preserve { run.as_str() } else { run.trim_matches(TRIMMED) };
                 out.push_str(&unescape_excel(kept));
             }
             _ => {}
@@ -222,7 +226,7 @@ mod tests {
     fn a_rich_string_joins_its_runs_without_the_phonetic_guide() {
         let xml = "<r><t>Tok</t></r><r><t xml:space=\"preserve\"> yo </t></r>\
                    <rPh><t>トウキョウ</t></rPh><t>\n  end </t></si>";
-        let mut markup = Markup::new(xml.as_bytes());
+        let mut markup = Markup::new(xml.as_bytes(), "xl/sharedStrings.xml");
         let (mut out, mut run) = (String::new(), String::new());
         read_string(&mut markup, b"si", &mut out, &mut run).unwrap();
         assert_eq!(out, "Tok yo end");

@@ -57,10 +57,15 @@ impl<R: Read + Seek> Package<R> {
     ) -> io::Result<Option<Markup<zip::read::ZipFile<'_, R>>>> {
         let name = self.names.get(&path.to_ascii_lowercase()).map_or(path, String::as_str);
         match self.zip.by_name(name) {
-            Ok(file) => Ok(Some(Markup::new(file))),
+            Ok(file) => Ok(Some(Markup::new(file, name))),
             Err(zip::result::ZipError::FileNotFound) => Ok(None),
             Err(e) => Err(io::Error::other(e)),
         }
+    }
+
+    /// The zip entry's own name for the part `path`, as calamine looks it up.
+    pub(super) fn entry<'a>(&'a self, path: &'a str) -> &'a str {
+        self.names.get(&path.to_ascii_lowercase()).map_or(path, String::as_str)
     }
 
     /// Relationship id to (target, type) in the relationships part `path`.
@@ -112,7 +117,6 @@ impl<R: Read + Seek> Package<R> {
         let (mut strings, mut out, mut run) = (Vec::new(), String::new(), String::new());
         while let Some(token) = xml.next_token()? {
             match token {
-                Token::Start { name: b"si", empty: true, .. } => strings.push(String::new()),
                 Token::Start { name: b"si", .. } => {
                     read_string(&mut xml, b"si", &mut out, &mut run)?;
                     strings.push(out.clone());
@@ -132,8 +136,8 @@ impl<R: Read + Seek> Package<R> {
         let mut section: Option<&'static [u8]> = None;
         while let Some(token) = xml.next_token()? {
             match token {
-                Token::Start { name: b"numFmts", empty: false, .. } => section = Some(b"numFmts"),
-                Token::Start { name: b"cellXfs", empty: false, .. } => section = Some(b"cellXfs"),
+                Token::Start { name: b"numFmts", .. } => section = Some(b"numFmts"),
+                Token::Start { name: b"cellXfs", .. } => section = Some(b"cellXfs"),
                 Token::End { name } if section == Some(name) => section = None,
                 Token::Start { name: b"numFmt", attrs, .. } if section == Some(b"numFmts") => {
                     let id = attribute(attrs, b"numFmtId").map(|id| id.to_vec());

@@ -402,4 +402,22 @@ mod tests {
         let refusal = found.guard.refusal("x.xlsx").unwrap().to_string();
         assert!(refusal.contains("an XML tag, comment or text of more than 16 MiB"), "{refusal}");
     }
+
+    #[test]
+    fn a_read_that_only_runs_into_a_worksheet_stops_short_of_it_and_scans_nothing() {
+        let run = vec![b'a'; 17 * 1024 * 1024];
+        let sheet = [&b"<worksheet><sheetData>"[..], &run, b"</sheetData></worksheet>"].concat();
+        let file = workbook(&sheet);
+        let found = zip_scan::check(file.path(), "x.xlsx", Format::Xlsx).unwrap();
+        let start = found.guard.parts[0].start;
+        // The local header before the part's data is read, and no more.
+        let mut guarded = GuardedFile::new(File::open(file.path()).unwrap(), found.guard.clone());
+        let mut buf = vec![0u8; start as usize + 4096];
+        let read = guarded.read(&mut buf).unwrap();
+        assert_eq!(read as u64, start, "the read stops where the part begins");
+        assert_eq!(found.guard.lock().scanned[0], None, "no scan started");
+        // Reading the part itself starts its scan, which refuses it.
+        let error = guarded.read(&mut buf).unwrap_err().to_string();
+        assert!(error.contains("16 MiB"), "{error}");
+    }
 }

@@ -119,12 +119,15 @@ impl Guard {
                 }
                 let scanned = match state.scanned[index] {
                     Some(scanned) => scanned,
-                    // A read that only runs into the part (a buffer filled past the part
-                    // before it) stops short of it: the scan starts when the part is read.
+                    // The scan starts when the part's data is read, which the zip crate
+                    // does from its first byte: a read that only runs into the part (a
+                    // buffer filled past the part before it) stops short of it, and one that
+                    // begins inside it is the search for the archive's end, not its data.
                     None if at < part.start => {
                         allowed = allowed.min(part.start);
                         continue;
                     }
+                    None if at > part.start => continue,
                     None => {
                         state.scanned[index] = Some(part.start);
                         self.start_scan(index)?;

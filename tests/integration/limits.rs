@@ -102,12 +102,18 @@ fn xlsx_sheet(dir: &Path, name: &str, book: &str, sheet: Vec<u8>, stored: bool) 
     let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
     let method =
         if stored { zip::CompressionMethod::Stored } else { zip::CompressionMethod::Deflated };
-    let parts = [
-        ("_rels/.rels", rels.into_bytes()),
-        ("xl/workbook.xml", workbook.into()),
-        ("xl/_rels/workbook.xml.rels", wb_rels.into()),
-        ("xl/worksheets/sheet1.xml", sheet),
+    // The workbook's relationships sit beside whatever part the package names as the workbook.
+    let (folder, file) = book.rsplit_once('/').unwrap();
+    let book_rels = format!("{folder}/_rels/{file}.rels");
+    let mut parts = vec![
+        ("_rels/.rels".to_owned(), rels.into_bytes()),
+        ("xl/workbook.xml".to_owned(), workbook.into()),
+        ("xl/_rels/workbook.xml.rels".to_owned(), wb_rels.into()),
+        ("xl/worksheets/sheet1.xml".to_owned(), sheet),
     ];
+    if book_rels != "xl/_rels/workbook.xml.rels" {
+        parts.insert(1, (book_rels, wb_rels.into()));
+    }
     for (part, bytes) in parts {
         zip.start_file(part, SimpleFileOptions::default().compression_method(method)).unwrap();
         zip.write_all(&bytes).unwrap();

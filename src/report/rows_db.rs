@@ -79,6 +79,22 @@ enum ToDb {
     Finish { summary: String, run: String },
 }
 
+/// Rows (or reasons) one INSERT statement stores.
+const ROWS_PER_INSERT: usize = 32;
+
+/// `head` and `n` copies of `values`, comma-separated: one statement for `n` rows.
+fn many(head: &str, values: &str, n: usize) -> String {
+    let mut sql = String::with_capacity(head.len() + n * (values.len() + 1));
+    sql.push_str(head);
+    for i in 0..n {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(values);
+    }
+    sql
+}
+
 /// Rows handed to the database thread at once, and batches in flight to it.
 const ROWS_PER_BATCH: usize = 256;
 const BATCHES_QUEUED: usize = 16;
@@ -178,21 +194,30 @@ impl Db {
     }
 
     fn insert(&mut self, batch: &Batch) -> rusqlite::Result<()> {
-        let mut row_insert = self.connection.prepare_cached(
-            "INSERT OR REPLACE INTO rows (row, status, json) VALUES (?1, ?2, ?3)",
-        )?;
-        let mut reason_insert =
-            self.connection.prepare_cached("INSERT OR IGNORE INTO reasons VALUES (?1, ?2)")?;
+        // Rows and reasons go in many to a statement: a statement per row cost SQLite more in
+        // running the statement than in storing the row.
+        let mut rows = batch.rows.chunks_exact(ROWS_PER_INSERT);
+        for chunk in &mut rows {
+            self.insert_rows(chunk, batch)?;
+        }
+        for held in rows.remainder() {
+            self.insert_rows(std::slice::from_ref(held), batch)?;
+        }
+        let reasons: Vec<(&str, i64)> = batch
+            .rows
+            .iter()
+            .flat_map(|held| batch.codes[held.codes.clone()].iter().map(|code| (*code, held.row)))
+            .collect();
+        let mut pairs = reasons.chunks_exact(ROWS_PER_INSERT);
+        for chunk in &mut pairs {
+            self.insert_reasons(chunk)?;
+        }
+        for pair in pairs.remainder() {
+            self.insert_reasons(std::slice::from_ref(pair))?;
+        }
         for held in &batch.rows {
-            // Text as it is: `json_row` writes only `str`s, so checking it again is waste.
-            let json = ToSqlOutput::Borrowed(ValueRef::Text(&batch.json[held.json.clone()]));
-            row_insert.execute(params![held.row, held.status, json])?;
-            for code in &batch.codes[held.codes.clone()] {
-                reason_insert.execute(params![code, held.row])?;
-            }
             *self.tally.entry(held.status).or_default() += 1;
         }
-        drop((row_insert, reason_insert));
         let before = self.written;
         self.written += batch.rows.len() as u64;
         let crossed = before / ROWS_PER_COMMIT != self.written / ROWS_PER_COMMIT;
@@ -200,6 +225,35 @@ impl Db {
             self.commit("COMMIT; BEGIN")?;
         }
         Ok(())
+    }
+
+    fn insert_rows(&self, rows: &[Held], batch: &Batch) -> rusqlite::Result<()> {
+        let sql = many(
+            "INSERT OR REPLACE INTO rows (row, status, json) VALUES ",
+            "(?, ?, ?)",
+            rows.len(),
+        );
+        let mut insert = self.connection.prepare_cached(&sql)?;
+        let mut at = 1;
+        for held in rows {
+            // Text as it is: `json_row` writes only `str`s, so checking it again is waste.
+            let json = ToSqlOutput::Borrowed(ValueRef::Text(&batch.json[held.json.clone()]));
+            insert.raw_bind_parameter(at, held.row)?;
+            insert.raw_bind_parameter(at + 1, held.status)?;
+            insert.raw_bind_parameter(at + 2, json)?;
+            at += 3;
+        }
+        insert.raw_execute().map(drop)
+    }
+
+    fn insert_reasons(&self, pairs: &[(&str, i64)]) -> rusqlite::Result<()> {
+        let sql = many("INSERT OR IGNORE INTO reasons VALUES ", "(?, ?)", pairs.len());
+        let mut insert = self.connection.prepare_cached(&sql)?;
+        for (i, (code, row)) in pairs.iter().enumerate() {
+            insert.raw_bind_parameter(2 * i + 1, *code)?;
+            insert.raw_bind_parameter(2 * i + 2, *row)?;
+        }
+        insert.raw_execute().map(drop)
     }
 
     fn finish(&mut self, summary: &str, run: &str) -> rusqlite::Result<()> {
@@ -599,6 +653,32 @@ mod tests {
         assert_eq!(found, [7, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79]);
         let literal = RowFilter { search: Some("name_%".into()), ..Default::default() };
         assert!(db.page(&literal, 5).unwrap().rows.is_empty(), "% and _ are literal");
+    }
+
+    /// Rows and reasons are stored many to a statement: every one arrives, whether it fell in
+    /// a full statement or in the rest of a batch.
+    #[test]
+    fn every_row_and_reason_is_stored_across_full_statements_and_their_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.sqlite");
+        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let mut summary = Summary::default();
+        for n in 2..=1001 {
+            let mut r = row(n, RowStatus::Rejected, "", &format!("Name {n}"));
+            r.warnings.push(Issue::new(IssueCode::DuplicateInFile, None, "seen before"));
+            summary.count(&r);
+            writer.write_row(&r).unwrap();
+        }
+        writer.finish(&summary, &RunInfo::default()).unwrap();
+        let db = RowsDb::open(&path).unwrap();
+        assert_eq!(db.count().unwrap(), 1000);
+        let every: Vec<u64> = (2..=1001).collect();
+        assert_eq!(db.rows_with("invalid_phone").unwrap(), every);
+        assert_eq!(db.rows_with("duplicate_in_file").unwrap(), every);
+        let page = db.page(&RowFilter { after: 990, ..Default::default() }, 50).unwrap();
+        let names: Vec<&str> =
+            page.rows.iter().map(|r| r["variables"]["name"].as_str().unwrap()).collect();
+        assert_eq!(names, (991..=1001).map(|n| format!("Name {n}")).collect::<Vec<_>>());
     }
 
     /// The index answers exactly what reading every row answers, for every kind of filter,

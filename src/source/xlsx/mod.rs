@@ -254,7 +254,11 @@ impl<'b, R: Read> Cells<'b, R> {
             false => self.text.push_str(text),
         }
         self.xml.pass_to_end(open.len() + len + close.len());
-        Ok(Some(if inline { Held::Text } else { self.typed(kind, style)? }))
+        Ok(Some(match inline {
+            true => Held::Text,
+            false if len == 0 => Held::Empty,
+            false => self.typed(kind, style)?,
+        }))
     }
 
     /// The value of the cell just opened, read up to its end: each child element gives the
@@ -300,6 +304,10 @@ impl<'b, R: Read> Cells<'b, R> {
                     }
                     Some(_) => first = false,
                 }
+            }
+            // No text first (an empty `<v/>`, a comment, an entity): calamine has no value.
+            if self.text.is_empty() {
+                return Ok(Held::Empty);
             }
         } else {
             text::read_text(&mut self.xml, b"v", &mut self.text)?;

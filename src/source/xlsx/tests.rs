@@ -125,6 +125,8 @@ fn crafted_cells_read_as_calamine_reads_them() {
         <!-- a comment <row> -->
         <row><c><v>7</v></c><c t="n"><v></v></c><c><v>8</v></c></row>
         <row r="9"/><row><c><v>10</v></c></row>
+        <row r="12"><c r="A12" t="e"><v/></c><c r="B12" t="e"><v></v></c>
+          <c r="C12" t="e"><v><!-- c -->#N/A</v></c><c r="D12"><v>&amp;1</v></c><c r="E12" t="d"><v/></c></row>
         </x:sheetData><mergeCells/></x:worksheet>"#;
     let path = workbook(dir.path(), sheet, Some(shared), Some(styles));
     let ours = by_leadsync(&path, "Leads & more", false).unwrap();

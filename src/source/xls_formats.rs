@@ -86,6 +86,14 @@ fn calamine_kind(ifmt: u16, data: &[u8]) -> Kind {
         5..=8 | 23..=26 | 41..=44 | 63..=66 | 164..=382 => {
             kind(&latin1(&data[4.min(data.len())..]))
         }
+        builtin => builtin_kind(builtin),
+    }
+}
+
+/// The kind of Excel's built-in format `id` (ECMA-376 18.8.30), as calamine has them in XLS and
+/// XLSX alike.
+pub(super) fn builtin_kind(id: u16) -> Kind {
+    match id {
         14..=22 | 27..=36 | 45 | 47 | 50..=58 => Kind::Date,
         46 => Kind::Duration,
         _ => Kind::Number,

@@ -24,9 +24,10 @@ use calamine::{CellErrorType, Dimensions, ExcelDateTime, ExcelDateTimeType};
 
 use super::cell::Value;
 use super::limits::{self, Limit};
+use super::xls_formats::Kind as Shown;
 use markup::{Markup, Token, attributes};
 use text::{read_string, unexpected_end};
-use workbook::{Package, Shown};
+use workbook::Package;
 
 /// Why a sheet could not be read: the row it happened in, when there was one, and what
 /// happened; or the limit the sheet went past.

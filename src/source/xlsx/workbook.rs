@@ -1,21 +1,15 @@
 //! What a worksheet's cells need from the rest of an XLSX, found as calamine finds it: the
 //! worksheet's part (the package's relationships name the workbook, whose relationships name
 //! each sheet's part), the shared strings, and which cell styles show a number as a date or a
-//! duration. The date rules are calamine's (MIT), so a date reads the same either way.
+//! duration, by the rules `xls_formats` ported from calamine, so a date reads the same either
+//! way.
 
 use std::collections::HashMap;
 use std::io::{self, Read, Seek};
 
+use super::super::xls_formats::{Kind as Shown, builtin_kind, kind};
 use super::markup::{Markup, Token, attribute};
 use super::text::{attribute_text, read_string};
-
-/// How a style shows a number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Shown {
-    Number,
-    Date,
-    Duration,
-}
 
 /// The parts of one workbook, looked up as calamine does: without regard to case or `\`.
 pub(super) struct Package<R: Read + Seek> {
@@ -149,8 +143,8 @@ impl<R: Read + Seek> Package<R> {
                 Token::Start { name: b"xf", attrs, .. } if section == Some(b"cellXfs") => {
                     shown.push(attribute(attrs, b"numFmtId").map_or(Shown::Number, |id| {
                         match formats.get(id) {
-                            Some(code) => shown_by_code(code),
-                            None => shown_by_builtin_id(id),
+                            Some(code) => kind(code),
+                            None => builtin_id(id).map_or(Shown::Number, builtin_kind),
                         }
                     }));
                 }
@@ -161,73 +155,52 @@ impl<R: Read + Seek> Package<R> {
     }
 }
 
+/// A built-in format's id as calamine looks it up, by the digits as written: `014` or `+14`
+/// names none.
+fn builtin_id(id: &[u8]) -> Option<u16> {
+    let canonical = id.iter().all(u8::is_ascii_digit) && (id == b"0" || id.first() != Some(&b'0'));
+    std::str::from_utf8(id).ok().filter(|_| canonical)?.parse().ok()
+}
+
 fn missing(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::NotFound, format!("{what} is missing"))
-}
-
-/// Excel's built-in formats that show a date or time (ECMA-376 18.8.30), as calamine has them.
-fn shown_by_builtin_id(id: &[u8]) -> Shown {
-    match id {
-        b"14" | b"15" | b"16" | b"17" | b"18" | b"19" | b"20" | b"21" | b"22" | b"45" | b"47" => {
-            Shown::Date
-        }
-        b"27" | b"28" | b"29" | b"30" | b"31" | b"32" | b"33" | b"34" | b"35" | b"36" | b"50"
-        | b"51" | b"52" | b"53" | b"54" | b"55" | b"56" | b"57" | b"58" => Shown::Date,
-        b"46" => Shown::Duration,
-        _ => Shown::Number,
-    }
-}
-
-/// Whether a custom format code shows a date, a duration (`[h]:mm`) or a number: calamine's
-/// `detect_custom_number_format`, token for token. Only the first section counts.
-fn shown_by_code(format: &str) -> Shown {
-    let mut escaped = false;
-    let mut is_quote = false;
-    let mut brackets = 0u8;
-    let mut prev = ' ';
-    let mut hms = false;
-    let mut ap = false;
-    for s in format.chars() {
-        match (s, escaped, is_quote, ap, brackets) {
-            (_, true, ..) => escaped = false,
-            ('_' | '\\' | '*', ..) => escaped = true,
-            ('"', _, true, _, _) => is_quote = false,
-            (_, _, true, _, _) => (),
-            ('"', _, _, _, _) => is_quote = true,
-            (';', ..) => return Shown::Number,
-            ('[', ..) => brackets += 1,
-            (']', .., 1) if hms => return Shown::Duration,
-            (']', ..) => brackets = brackets.saturating_sub(1),
-            ('a' | 'A', _, _, false, 0) => ap = true,
-            ('p' | 'm' | '/' | 'P' | 'M', _, _, true, 0) => return Shown::Date,
-            ('d' | 'm' | 'h' | 'y' | 's' | 'D' | 'M' | 'H' | 'Y' | 'S', _, _, false, 0) => {
-                return Shown::Date;
-            }
-            _ => {
-                if !(hms && s.eq_ignore_ascii_case(&prev)) {
-                    hms = prev == '[' && matches!(s, 'm' | 'h' | 's' | 'M' | 'H' | 'S');
-                }
-            }
-        }
-        prev = s;
-    }
-    Shown::Number
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A workbook of only a styles part, for `Package::styles`.
+    fn styles(xml: &str) -> Vec<Shown> {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        zip.start_file("_rels/.rels", zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(br#"<Relationships><Relationship Id="r" Type="x/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#).unwrap();
+        zip.start_file("xl/styles.xml", zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(xml.as_bytes()).unwrap();
+        let bytes = zip.finish().unwrap().into_inner();
+        Package::open(std::io::Cursor::new(bytes)).unwrap().styles().unwrap()
+    }
+
     #[test]
-    fn formats_show_dates_durations_and_numbers_as_calamine_decides() {
-        assert_eq!(shown_by_code("DD/MM/YY"), Shown::Date);
-        assert_eq!(shown_by_code("H:MM:SS;@"), Shown::Date);
-        assert_eq!(shown_by_code("[h]:mm:ss"), Shown::Duration);
-        assert_eq!(shown_by_code("#,##0.00"), Shown::Number);
-        assert_eq!(shown_by_code("[Red][<-25]General;[Blue][>25]General"), Shown::Number);
-        assert_eq!(shown_by_code("\"Day\" 0"), Shown::Number);
-        assert_eq!(shown_by_builtin_id(b"14"), Shown::Date);
-        assert_eq!(shown_by_builtin_id(b"46"), Shown::Duration);
-        assert_eq!(shown_by_builtin_id(b"49"), Shown::Number);
+    fn styles_show_dates_durations_and_numbers_as_calamine_decides() {
+        let xml = r#"<styleSheet><numFmts><numFmt numFmtId="164" formatCode="dd/mm/yyyy"/>
+            <numFmt numFmtId="165" formatCode="&quot;Day&quot; 0"/></numFmts>
+            <cellStyleXfs><xf numFmtId="14"/></cellStyleXfs>
+            <cellXfs><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="14"/><xf numFmtId="46"/>
+            <xf numFmtId="49"/><xf numFmtId="014"/><xf/></cellXfs></styleSheet>"#;
+        use Shown::{Date, Duration, Number};
+        assert_eq!(styles(xml), [Date, Number, Date, Duration, Number, Number, Number]);
+        // The rules themselves, shared with `xls_formats`.
+        assert_eq!(kind("DD/MM/YY"), Date);
+        assert_eq!(kind("H:MM:SS;@"), Date);
+        assert_eq!(kind("[h]:mm:ss"), Duration);
+        assert_eq!(kind("#,##0.00"), Number);
+        assert_eq!(kind("[Red][<-25]General;[Blue][>25]General"), Number);
+        assert_eq!(kind("\"Day\" 0"), Number);
+        assert_eq!(builtin_id(b"14").map(builtin_kind), Some(Date));
+        assert_eq!(builtin_id(b"46").map(builtin_kind), Some(Duration));
+        assert_eq!(builtin_id(b"49").map(builtin_kind), Some(Number));
+        assert_eq!(builtin_id(b"+14"), None);
     }
 }

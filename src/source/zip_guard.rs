@@ -419,6 +419,11 @@ mod tests {
         let read = guarded.read(&mut buf).unwrap();
         assert_eq!(read as u64, start, "the read stops where the part begins");
         assert_eq!(found.guard.lock().scanned[0], None, "no scan started");
+        // A read from inside the part (the search for the archive's end) starts none either.
+        guarded.seek(SeekFrom::Start(start + 10)).unwrap();
+        assert!(guarded.read(&mut buf[..64]).unwrap() > 0);
+        assert_eq!(found.guard.lock().scanned[0], None, "no scan started from inside the part");
+        guarded.seek(SeekFrom::Start(start)).unwrap();
         // Reading the part itself starts its scan, which refuses it.
         let error = guarded.read(&mut buf).unwrap_err().to_string();
         assert!(error.contains("16 MiB"), "{error}");

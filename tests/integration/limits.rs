@@ -168,6 +168,11 @@ fn a_worksheet_is_held_to_the_limits_as_it_is_read() {
         refused(&xlsx_sheet(base, "tag.xlsx", "xl/workbook.xml", sheet_with(0, &tag), false));
     assert!(line.contains("an XML tag, comment or text of more than 16 MiB"), "{line}");
 
+    // The same tag before any value: refused while the first sheet with data is looked for.
+    let first = [&b"<worksheet><sheetData>"[..], &tag, b"</sheetData></worksheet>"].concat();
+    let line = refused(&xlsx_sheet(base, "first.xlsx", "xl/workbook.xml", first, false));
+    assert!(line.contains("an XML tag, comment or text of more than 16 MiB"), "{line}");
+
     let deep = ["<x>".repeat(10_001), "</x>".repeat(10_001)].concat();
     let sheet = sheet_with(10, deep.as_bytes());
     let line = refused(&xlsx_sheet(base, "deep.xlsx", "xl/workbook.xml", sheet, false));

@@ -30,17 +30,21 @@ impl Inflated {
         let (filled_tx, filled) = sync_channel(AHEAD);
         let (empty, empty_rx) = channel();
         std::thread::Builder::new().name("leadsync-inflate".to_owned()).spawn(move || {
-            let inflated =
-                catch_unwind(AssertUnwindSafe(|| inflate(&path, &part, &filled_tx, &empty_rx)));
-            let failed = match inflated {
-                Ok(Ok(())) => return,
-                Ok(Err(e)) => e,
-                Err(_) => io::Error::other("the part could not be inflated"),
-            };
-            let _ = filled_tx.send(Err(failed));
+            send_failure(&filled_tx, || inflate(&path, &part, &filled_tx, &empty_rx));
         })?;
         Ok(Inflated { filled, empty, current: Vec::new(), at: 0, done: false })
     }
+}
+
+/// Runs `work` and sends the reader its error or panic, so a part that stops early is an
+/// error and never a sheet that looks shorter than it is.
+fn send_failure(filled: &SyncSender<Filled>, work: impl FnOnce() -> io::Result<()>) {
+    let failed = match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => e,
+        Err(_) => io::Error::other("the part could not be inflated"),
+    };
+    let _ = filled.send(Err(failed));
 }
 
 /// Sends the part's bytes chunk by chunk, then an empty chunk; stops when nobody listens.
@@ -78,7 +82,9 @@ impl Read for Inflated {
             if self.done {
                 return Ok(0);
             }
-            let next = self.filled.recv().unwrap_or_else(|_| Ok(Vec::new()))?;
+            // The thread ends every part with an empty chunk or an error; silence before
+            // either means the part was cut short, which must not pass for its end.
+            let next = self.filled.recv().unwrap_or_else(|_| Err(cut_short()))?;
             let spent = std::mem::replace(&mut self.current, next);
             let _ = self.empty.send(spent);
             self.at = 0;
@@ -88,5 +94,80 @@ impl Read for Inflated {
         buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
         self.at += n;
         Ok(n)
+    }
+}
+
+fn cut_short() -> io::Error {
+    io::Error::other("the part stopped before its end")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, Write};
+
+    fn reader(filled: Receiver<Filled>) -> Inflated {
+        let (empty, _) = channel();
+        Inflated { filled, empty, current: Vec::new(), at: 0, done: false }
+    }
+
+    fn read_all(mut inflated: Inflated) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        inflated.read_to_end(&mut bytes).map(|_| bytes)
+    }
+
+    #[test]
+    fn a_panic_while_inflating_reaches_the_reader_as_an_error() {
+        let (filled_tx, filled) = sync_channel(AHEAD);
+        std::thread::spawn(move || {
+            send_failure(&filled_tx, || {
+                filled_tx.send(Ok(b"<row>".to_vec())).unwrap();
+                panic!("a damaged stream");
+            })
+        });
+        let error = read_all(reader(filled)).unwrap_err();
+        assert!(error.to_string().contains("could not be inflated"), "{error}");
+    }
+
+    #[test]
+    fn a_part_cut_short_is_an_error_not_an_end() {
+        let (filled_tx, filled) = sync_channel(AHEAD);
+        filled_tx.send(Ok(b"<row>".to_vec())).unwrap();
+        drop(filled_tx);
+        let error = read_all(reader(filled)).unwrap_err();
+        assert!(error.to_string().contains("before its end"), "{error}");
+    }
+
+    /// A zip of one stored part `p` whose bytes are `body`, then with `body` changed on disk
+    /// behind the zip's checksum.
+    fn zip_with_changed_part(dir: &std::path::Path, body: &[u8]) -> PathBuf {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("p", stored).unwrap();
+        zip.write_all(body).unwrap();
+        let mut bytes = zip.finish().unwrap().into_inner();
+        let at = bytes.windows(body.len()).position(|w| w == body).unwrap();
+        bytes[at + body.len() / 2] ^= 0x20;
+        let path = dir.join("changed.zip");
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn whole_parts_arrive_whole_and_a_checksum_mismatch_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: Vec<u8> = (0..3 * CHUNK + 17).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        zip.start_file("p", zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(&body).unwrap();
+        let whole = dir.path().join("whole.zip");
+        std::fs::write(&whole, zip.finish().unwrap().into_inner()).unwrap();
+        let inflated = Inflated::start(whole, "p".to_owned()).unwrap();
+        assert_eq!(read_all(inflated).unwrap(), body, "every chunk, in order");
+
+        let changed = zip_with_changed_part(dir.path(), &body[..1000]);
+        let inflated = Inflated::start(changed, "p".to_owned()).unwrap();
+        assert!(read_all(inflated).is_err(), "bytes that fail the zip's checksum are refused");
     }
 }

@@ -156,14 +156,17 @@ impl Guard {
         let guard = Arc::clone(self);
         thread::Builder::new()
             .name("leadsync-scan".to_owned())
-            .spawn(move || {
-                // A scan that died would leave calamine waiting for it forever.
-                if catch_unwind(AssertUnwindSafe(|| guard.scan(index))).is_err() {
-                    let failed = io::Error::other("the scan of the part failed");
-                    guard.publish(index, Err(Failure::Damaged(failed)), 0);
-                }
-            })
+            .spawn(move || guard.scan_or_fail(index, Guard::scan))
             .map(drop)
+    }
+
+    /// Runs part `index`'s scan; a scan that died would leave calamine waiting for it
+    /// forever, so its panic is published as damage to the part.
+    fn scan_or_fail(&self, index: usize, scan: impl FnOnce(&Guard, usize)) {
+        if catch_unwind(AssertUnwindSafe(|| scan(self, index))).is_err() {
+            let failed = io::Error::other("the scan of the part failed");
+            self.publish(index, Err(Failure::Damaged(failed)), 0);
+        }
     }
 
     /// The scan thread of part `index`: inflates and scans it chunk by chunk, publishing how
@@ -427,5 +430,23 @@ mod tests {
         // Reading the part itself starts its scan, which refuses it.
         let error = guarded.read(&mut buf).unwrap_err().to_string();
         assert!(error.contains("16 MiB"), "{error}");
+    }
+
+    #[test]
+    fn a_scan_that_panics_fails_the_read_instead_of_holding_it_forever() {
+        let file = workbook(b"<worksheet><sheetData/></worksheet>");
+        let found = zip_scan::check(file.path(), "x.xlsx", Format::Xlsx).unwrap();
+        let start = found.guard.parts[0].start;
+        // As if its scan had begun on the part's first read, then died.
+        found.guard.lock().scanned[0] = Some(start);
+        found.guard.scan_or_fail(0, |_, _| panic!("a scanner bug"));
+        let mut guarded = GuardedFile::new(File::open(file.path()).unwrap(), found.guard.clone());
+        guarded.seek(SeekFrom::Start(start)).unwrap();
+        // The read runs aside, so a read held forever fails the test instead of hanging it.
+        let (sent, read) = std::sync::mpsc::channel();
+        thread::spawn(move || sent.send(guarded.read(&mut [0u8; 64]).map_err(|e| e.to_string())));
+        let read = read.recv_timeout(std::time::Duration::from_secs(30));
+        let error = read.expect("the read is answered").unwrap_err();
+        assert!(error.contains("the scan of the part failed"), "{error}");
     }
 }

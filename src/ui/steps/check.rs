@@ -536,12 +536,11 @@ impl RowsRender {
         };
         let mut out = format!("<h2 id=\"rows\">{}</h2>", Esc(t.rows_title));
         out.push_str(&self.filter_form(query));
-        if page_rows.rows.is_empty() && page_rows.searched_to.is_none() {
-            let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
-        } else if page_rows.rows.is_empty() {
-        } else {
+        if !page_rows.rows.is_empty() {
             let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
             out.push_str(&rows_table(&page_rows.rows, t, edit));
+        } else if page_rows.searched_to.is_none() {
+            let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
         }
         let mut links = Vec::new();
         if query.after > 0 {
@@ -551,9 +550,7 @@ impl RowsRender {
             // A search the index cannot answer yet reads a share of the rows per page.
             let _ = write!(out, "<p role=\"status\">{}</p>", Esc(&(t.searched_to)(row)));
         }
-        if page_rows.more {
-            let last = page_rows.rows.last().and_then(|r| r["row"].as_u64()).unwrap_or(0);
-            let next = page_rows.searched_to.unwrap_or(last);
+        if let Some(next) = page_rows.next_after() {
             links.push((query.query_after(next), t.next_rows));
         }
         for (q, label) in links {

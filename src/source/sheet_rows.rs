@@ -176,13 +176,8 @@ fn stream_xlsx(
     };
     let cell = |r: u32, c: u32, value: &Value<'_>| {
         row.offset = offset.get();
-        if r != row.index && !out.push(row.take()) {
-            open = false;
-            return false;
-        }
-        row.index = r;
-        row.push(c, value);
-        true
+        open = row.add(r, c, value, out);
+        open
     };
     xlsx::read_sheet(path, sheet, is_1904, start, cell).map_err(|e| guard.keep(e))?;
     if open {
@@ -233,11 +228,9 @@ fn stream<'a>(
             Err(e) => return Err((Some(row.excel_row()), e)),
         };
         let (r, c) = cell.get_position();
-        if r != row.index && !out.push(row.take()) {
+        if !row.add(r, c, &Value::from(cell.get_value()), out) {
             return Ok(());
         }
-        row.index = r;
-        row.push(c, &Value::from(cell.get_value()));
     }
     out.push(row.take());
     Ok(())
@@ -277,6 +270,17 @@ impl RowBuilder {
 
     fn excel_row(&self) -> u64 {
         u64::from(self.index) + 1
+    }
+
+    /// Adds the cell at (`r`, `c`), sending the row before it when the cell starts a new row;
+    /// false once nobody takes the rows any more.
+    fn add(&mut self, r: u32, c: u32, value: &Value<'_>, out: &mut Batches) -> bool {
+        if r != self.index && !out.push(self.take()) {
+            return false;
+        }
+        self.index = r;
+        self.push(c, value);
+        true
     }
 
     fn push(&mut self, column: u32, value: &Value<'_>) {

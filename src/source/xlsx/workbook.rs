@@ -49,7 +49,7 @@ impl<R: Read + Seek> Package<R> {
         &mut self,
         path: &str,
     ) -> io::Result<Option<Markup<zip::read::ZipFile<'_, R>>>> {
-        let name = self.names.get(&path.to_ascii_lowercase()).map_or(path, String::as_str);
+        let name = entry_in(&self.names, path);
         match self.zip.by_name(name) {
             Ok(file) => Ok(Some(Markup::new(file, name))),
             Err(zip::result::ZipError::FileNotFound) => Ok(None),
@@ -59,7 +59,7 @@ impl<R: Read + Seek> Package<R> {
 
     /// The zip entry's own name for the part `path`, as calamine looks it up.
     pub(super) fn entry<'a>(&'a self, path: &'a str) -> &'a str {
-        self.names.get(&path.to_ascii_lowercase()).map_or(path, String::as_str)
+        entry_in(&self.names, path)
     }
 
     /// Relationship id to (target, type) in the relationships part `path`.
@@ -153,6 +153,12 @@ impl<R: Read + Seek> Package<R> {
         }
         Ok(shown)
     }
+}
+
+/// The entry named `path` without regard to case or `\`, or `path` itself; a free function
+/// so that `part` can borrow the names beside the zip it reads from.
+fn entry_in<'a>(names: &'a HashMap<String, String>, path: &'a str) -> &'a str {
+    names.get(&path.to_ascii_lowercase()).map_or(path, String::as_str)
 }
 
 /// A built-in format's id as calamine looks it up, by the digits as written: `014` or `+14`

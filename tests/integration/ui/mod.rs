@@ -98,6 +98,17 @@ impl TestUi {
         reply
     }
 
+    /// No answer the UI gave so far, headers or body, carries the service token; and there
+    /// were answers, so an empty record cannot pass for a clean one.
+    fn assert_token_never_sent(&self) {
+        let seen = self.seen.borrow();
+        assert!(!seen.is_empty(), "no answer of the UI was recorded");
+        for answer in seen.iter() {
+            let token = crate::support::ALICE;
+            assert!(!answer.contains(token), "the token was sent to the browser:\n{answer}");
+        }
+    }
+
     /// Opens the printed URL and returns the cookie it sets, as `name=value`.
     fn login(&self) -> String {
         let reply = self.send(self.http.get(self.ui().url()));

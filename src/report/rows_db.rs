@@ -630,11 +630,17 @@ mod tests {
         row
     }
 
-    #[test]
-    fn pages_come_back_in_sheet_order_filtered_and_searched() {
+    /// A rows database being written in a folder of its own (kept while the first is).
+    fn new_rows_db() -> (tempfile::TempDir, std::path::PathBuf, Box<dyn ReportWriter>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rows.sqlite");
-        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let writer = Box::new(RowsDbWriter::create(&path).unwrap());
+        (dir, path, writer)
+    }
+
+    #[test]
+    fn pages_come_back_in_sheet_order_filtered_and_searched() {
+        let (_dir, path, mut writer) = new_rows_db();
         let mut summary = Summary::default();
         for n in 2..=101 {
             let status = if n % 10 == 0 { RowStatus::Rejected } else { RowStatus::Valid };
@@ -679,9 +685,7 @@ mod tests {
     /// a full statement or in the rest of a batch.
     #[test]
     fn every_row_and_reason_is_stored_across_full_statements_and_their_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("rows.sqlite");
-        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let (_dir, path, mut writer) = new_rows_db();
         let mut summary = Summary::default();
         for n in 2..=1001 {
             let mut r = row(n, RowStatus::Rejected, "", &format!("Name {n}"));
@@ -705,9 +709,7 @@ mod tests {
     /// and a row replaced after an edit is found by its new text, not its old.
     #[test]
     fn a_search_answers_the_same_from_the_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("rows.sqlite");
-        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let (_dir, path, mut writer) = new_rows_db();
         for n in 2..=301 {
             let status = if n % 10 == 0 { RowStatus::Rejected } else { RowStatus::Valid };
             let name =
@@ -761,9 +763,7 @@ mod tests {
     /// across windows, however far apart the rows are, also when a page stops with no row.
     #[test]
     fn a_search_without_the_index_goes_on_page_by_page_to_every_match() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("rows.sqlite");
-        let mut writer: Box<dyn ReportWriter> = Box::new(RowsDbWriter::create(&path).unwrap());
+        let (_dir, path, mut writer) = new_rows_db();
         let numbers: Vec<u64> = (1..=120).map(|n| n * 1_013).collect();
         for &n in &numbers {
             let name = if n % 40 == 0 { format!("Quast {n}") } else { format!("Name {n}") };

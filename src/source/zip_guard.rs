@@ -387,12 +387,19 @@ mod tests {
         file
     }
 
-    #[test]
-    fn a_worksheet_passes_the_check_and_is_refused_as_it_is_read() {
+    /// A workbook whose sheet holds a 17 MiB text run, past the 16 MiB limit, and what the
+    /// pre-flight found of it.
+    fn a_sheet_with_a_17_mib_run() -> (tempfile::NamedTempFile, zip_scan::Findings) {
         let run = vec![b'a'; 17 * 1024 * 1024];
         let sheet = [&b"<worksheet><sheetData>"[..], &run, b"</sheetData></worksheet>"].concat();
         let file = workbook(&sheet);
         let found = zip_scan::check(file.path(), "x.xlsx", Format::Xlsx).unwrap();
+        (file, found)
+    }
+
+    #[test]
+    fn a_worksheet_passes_the_check_and_is_refused_as_it_is_read() {
+        let (file, found) = a_sheet_with_a_17_mib_run();
         assert!(found.guard.refusal("x.xlsx").is_none(), "nothing is scanned before");
 
         // Reading the part (or the file's first bytes, which it shares) waits for its scan,
@@ -411,10 +418,7 @@ mod tests {
 
     #[test]
     fn a_read_that_only_runs_into_a_worksheet_stops_short_of_it_and_scans_nothing() {
-        let run = vec![b'a'; 17 * 1024 * 1024];
-        let sheet = [&b"<worksheet><sheetData>"[..], &run, b"</sheetData></worksheet>"].concat();
-        let file = workbook(&sheet);
-        let found = zip_scan::check(file.path(), "x.xlsx", Format::Xlsx).unwrap();
+        let (file, found) = a_sheet_with_a_17_mib_run();
         let start = found.guard.parts[0].start;
         // The local header before the part's data is read, and no more.
         let mut guarded = GuardedFile::new(File::open(file.path()).unwrap(), found.guard.clone());

@@ -101,11 +101,15 @@ pub(super) struct Read {
 fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
     let Read { sheet, loaded, formula_errors, guard, path } = read;
+    // Who reads the sheet: leadsync's own reader an XLSX worksheet, calamine the rest.
     let read = catch_unwind(AssertUnwindSafe(|| match (&book, &loaded) {
         (Sheets::Xlsx(wb), None) => {
             stream_xlsx(&path, &sheet, wb.has_1904_epoch(), &mut out, extent, &guard)
         }
-        _ => read_sheet(&mut book, &sheet, loaded, formula_errors.as_deref(), &mut out, extent),
+        _ => {
+            let errors = formula_errors.as_deref();
+            read_by_calamine(&mut book, &sheet, loaded, errors, &mut out, extent)
+        }
     }));
     let failure = match read {
         Ok(Ok(())) => None,
@@ -123,7 +127,9 @@ fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, 
 /// A read failure: the row it happened at, if known, and calamine's description.
 type Failure = (Option<u64>, String);
 
-fn read_sheet(
+/// A sheet calamine reads: streamed (XLSB) or loaded whole (XLS, ODS, a sheet loaded by the
+/// probe).
+fn read_by_calamine(
     book: &mut Book,
     sheet: &str,
     loaded: Option<Range<Data>>,
@@ -132,8 +138,6 @@ fn read_sheet(
     extent: &Extent,
 ) -> Result<(), Failure> {
     let no_row = |e: String| (None, e);
-    // The last row the sheet says it uses, as Excel numbers it: the total for the progress.
-    let last_row = |d: Dimensions| u64::from(d.end.0) + 1;
     match (book, loaded) {
         (_, Some(range)) => {
             extent.set_total(range.end().map_or(0, |(row, _)| u64::from(row) + 1));
@@ -171,7 +175,7 @@ fn stream_xlsx(
     let mut open = true;
     let offset = std::cell::Cell::new(0);
     let start = |dimensions: Dimensions| {
-        extent.set_total(u64::from(dimensions.end.0) + 1);
+        extent.set_total(last_row(dimensions));
         offset.set(first_column(dimensions));
     };
     let cell = |r: u32, c: u32, value: &Value<'_>| {
@@ -203,6 +207,11 @@ fn stream_with_formula_errors<'a>(
     let Ok(part) = zip.by_name(&name) else { return stream(next, offset, out) };
     let mut errors = xlsb_errors::FormulaErrors::new(BufReader::new(part));
     stream(xlsb_errors::merge(next, &mut errors), offset, out)
+}
+
+/// The last row the sheet says it uses, as Excel numbers it: the total for the progress.
+fn last_row(dimensions: Dimensions) -> u64 {
+    u64::from(dimensions.end.0) + 1
 }
 
 /// Cells start at the sheet's first used column, as in calamine's ranges. A missing

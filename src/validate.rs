@@ -99,6 +99,15 @@ impl CampaignBook {
     pub fn is_empty(&self) -> bool {
         self.campaigns.is_empty()
     }
+
+    /// Whether a column holding these values can stand for the campaign: some filled value
+    /// names a campaign of the account. A CRM export's own campaign names, none of which the
+    /// account has, would make every row `unknown_campaign`: such a column is not the
+    /// campaign, and the person is asked for one. An empty book (no service) cannot say no.
+    pub fn names_any<'a>(&self, values: impl IntoIterator<Item = &'a str>) -> bool {
+        let mut filled = values.into_iter().filter(|v| !v.trim().is_empty()).peekable();
+        self.is_empty() || filled.peek().is_none() || filled.any(|v| self.resolve(v).is_ok())
+    }
 }
 
 /// Campaign names as compared: NFKC, case-folded, one space between words.
@@ -613,6 +622,15 @@ mod tests {
         assert_eq!(book.resolve("spring   OUTREACH").unwrap().id, 1);
         // NFD input (e + combining accent) matches the NFC name.
         assert_eq!(book.resolve("cafe\u{301} e\u{301}te\u{301}").unwrap().id, 4);
+    }
+
+    #[test]
+    fn a_column_of_a_crms_own_campaign_names_names_no_campaign() {
+        let crm = ["Frühjahr 2025 Bestandskunden", "Messe Q3", ""];
+        assert!(!book().names_any(crm));
+        assert!(book().names_any(["Messe Q3", "spring outreach"]));
+        assert!(book().names_any(["", " "]), "nothing filled: nothing to judge");
+        assert!(CampaignBook::default().names_any(crm), "no service: cannot say no");
     }
 
     #[test]

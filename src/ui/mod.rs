@@ -199,8 +199,11 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/mapping/{id}/save", post(steps::mapping::save))
         .route(
             "/mapping/{id}/load",
+            // The file and the rest of the Mapping page's form beside it.
             post(steps::load::load).layer(DefaultBodyLimit::max(
-                steps::load::MAX_MAPPING_BYTES + upload::OVERHEAD_BYTES as usize,
+                steps::load::MAX_MAPPING_BYTES
+                    + upload::TextBudget::MAX_TOTAL_BYTES
+                    + upload::OVERHEAD_BYTES as usize,
             )),
         )
         .route(

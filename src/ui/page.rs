@@ -173,47 +173,6 @@ pub(super) fn query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
     out.finish()
 }
 
-/// A form that sends one file, outside any other form (forms do not nest).
-pub(super) struct FileForm<'a> {
-    /// Where it posts, and the page's address query it keeps (empty for none).
-    pub action: &'a str,
-    pub query: &'a str,
-    pub legend: &'a str,
-    /// The file field's id and name, its label, the types it takes.
-    pub id: &'a str,
-    pub field: &'a str,
-    pub label: &'a str,
-    pub accept: &'a str,
-    pub hint: Option<&'a str>,
-    pub button: &'a str,
-}
-
-pub(super) fn file_form(form: &FileForm) -> String {
-    let action = match form.query.is_empty() {
-        true => form.action.to_string(),
-        false => format!("{}?{}", form.action, form.query),
-    };
-    let (id, field) = (form.id, form.field);
-    let (described, hint) = match form.hint {
-        Some(hint) => (
-            format!(" aria-describedby=\"{id}-hint\""),
-            format!("<p id=\"{id}-hint\" class=\"hint\">{}</p>", Esc(hint)),
-        ),
-        None => (String::new(), String::new()),
-    };
-    format!(
-        "<form method=\"post\" action=\"{}\" enctype=\"multipart/form-data\"><fieldset>\
-         <legend>{}</legend><label for=\"{id}\">{}</label> \
-         <input type=\"file\" id=\"{id}\" name=\"{field}\" required accept=\"{}\"{described}>\
-         {hint}<button type=\"submit\">{}</button></fieldset></form>",
-        Esc(&action),
-        Esc(form.legend),
-        Esc(form.label),
-        Esc(form.accept),
-        Esc(form.button)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::{Esc, Lang, with_lang};

@@ -52,6 +52,22 @@ impl Sources {
         self.chosen.lock().expect("the table is never left half-written").insert(id, chosen);
     }
 
+    /// A list uploaded in an earlier session (named by a saved mapping) registered again, under
+    /// a new id; only a regular file inside the uploads folder, never any other path a mapping
+    /// file could name.
+    pub(super) fn register_existing(&self, path: &Path) -> Option<String> {
+        let uploads = self.uploads.canonicalize().ok()?;
+        let real = path.canonicalize().ok()?;
+        let regular = std::fs::symlink_metadata(&real).ok()?.file_type().is_file();
+        if !regular || !real.starts_with(&uploads) {
+            return None;
+        }
+        let location = real.file_name()?.to_string_lossy().into_owned();
+        let id = new_id();
+        self.insert(id.clone(), Chosen { path: real, location });
+        Some(id)
+    }
+
     pub(super) fn get(&self, id: &str) -> Option<Chosen> {
         self.chosen.lock().expect("the table is never left half-written").get(id).cloned()
     }

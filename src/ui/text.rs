@@ -82,7 +82,11 @@ pub struct Text {
     pub role_variable_any: &'static str,
     pub variable_name: &'static str,
     pub variable_name_of: fn(&str) -> String,
-    pub apply_roles: &'static str,
+    pub update_preview: &'static str,
+    pub campaign_column_unknown: fn(&str, &str) -> String,
+    pub campaign_choose: &'static str,
+    pub save_name_missing: &'static str,
+    pub save_failed: &'static str,
     pub preview_title: &'static str,
     pub assistant_label: &'static str,
     pub assistant_none: &'static str,
@@ -161,7 +165,6 @@ pub struct Text {
     /// A kind of number in words.
     pub number_kind: fn(NumberType) -> &'static str,
     pub consent_values_label: fn(&str) -> String,
-    pub suppress_legend: &'static str,
     pub suppress_label: &'static str,
     pub suppress_hint: &'static str,
     pub suppress_button: &'static str,
@@ -280,7 +283,16 @@ pub const EN: Text = Text {
     role_variable_any: "Variable (name on the right)",
     variable_name: "Variable name",
     variable_name_of: |column| format!("Variable name for {column}"),
-    apply_roles: "Apply the roles",
+    update_preview: "Show the first rows with these choices",
+    campaign_column_unknown: |column, example| {
+        format!(
+            "The column “{column}” names no campaign of this account (for example “{example}”): \
+             it is sent as a variable, and the campaign every lead goes into is chosen below."
+        )
+    },
+    campaign_choose: "Choose a campaign",
+    save_name_missing: "Give the mapping a name to save it under.",
+    save_failed: "The mapping could not be saved in the state folder.",
     preview_title: "What the first rows would send",
     assistant_label: "Assistant that makes the calls",
     assistant_none: "none chosen (its variables are not checked)",
@@ -390,7 +402,6 @@ pub const EN: Text = Text {
     block_legend: "Never call these kinds of number",
     number_kind: NumberType::label,
     consent_values_label: |column| format!("Values in `{column}` that mean the person agreed"),
-    suppress_legend: "Suppression (do-not-call) lists",
     suppress_label: "A list of numbers never to call",
     suppress_hint: "CSV, TXT, XLSX or ODS with one number per row; +49900* stands for every \
                     number that starts so. Each list added is used by the check and the send.",
@@ -531,7 +542,16 @@ pub const DE: Text = Text {
     role_variable_any: "Variable (Name rechts)",
     variable_name: "Variablenname",
     variable_name_of: |column| format!("Variablenname für {column}"),
-    apply_roles: "Rollen übernehmen",
+    update_preview: "Erste Zeilen mit dieser Auswahl zeigen",
+    campaign_column_unknown: |column, example| {
+        format!(
+            "Die Spalte „{column}“ nennt keine Kampagne dieses Kontos (zum Beispiel „{example}“): \
+             Sie wird als Variable gesendet, und die Kampagne für alle Leads wählen Sie unten."
+        )
+    },
+    campaign_choose: "Kampagne wählen",
+    save_name_missing: "Geben Sie der Zuordnung einen Namen, unter dem sie gespeichert wird.",
+    save_failed: "Die Zuordnung konnte im Statusordner nicht gespeichert werden.",
     preview_title: "Was die ersten Zeilen senden würden",
     assistant_label: "Assistent, der anruft",
     assistant_none: "keiner gewählt (seine Variablen werden nicht geprüft)",
@@ -657,7 +677,6 @@ pub const DE: Text = Text {
     consent_values_label: |column| {
         format!("Werte in `{column}`, die bedeuten, dass die Person zugestimmt hat")
     },
-    suppress_legend: "Sperrlisten (nicht anrufen)",
     suppress_label: "Eine Liste von Nummern, die nie angerufen werden",
     suppress_hint: "CSV, TXT, XLSX oder ODS mit einer Nummer je Zeile; +49900* steht für jede \
                     Nummer, die so beginnt. Jede hinzugefügte Liste gilt für Prüfung und Senden.",

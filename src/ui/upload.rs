@@ -84,27 +84,123 @@ pub(super) async fn receive(
         if field.name() != Some(FIELD) {
             continue;
         }
-        let name = field.file_name().unwrap_or_default().to_string();
-        let (id, dir) = sources.new_folder().map_err(|source| UploadError::Io {
-            path: sources.uploads().display().to_string(),
-            source,
-        })?;
-        let path = dir.join(safe_name(&name));
-        let copied = copy(field, &path, max_bytes).await;
-        return match copied {
-            Ok(0) if name.is_empty() => {
-                let _ = tokio::fs::remove_dir_all(&dir).await;
-                Err(UploadError::NoFile)
-            }
-            Ok(_) => Ok((id, Chosen { path, location: safe_name(&name) })),
+        let kept = keep(field, sources, max_bytes).await;
+        if matches!(kept, Err(UploadError::TooLarge { .. })) {
+            drain(multipart).await;
+        }
+        return kept;
+    }
+}
+
+/// A form that carries a file beside the page's other choices (the Mapping page is one form):
+/// its text fields, in order, whatever became of the file, so a refusal can lead back to the
+/// page with every choice kept.
+pub(super) struct FormUpload {
+    pub fields: Vec<(String, String)>,
+    pub file: Result<(String, Chosen), UploadError>,
+}
+
+/// Reads a whole form: the `file` field to its folder as [`receive`] does, the text fields
+/// into memory within [`TextBudget`], any other file field read and dropped.
+pub(super) async fn receive_form(
+    headers: &HeaderMap,
+    multipart: &mut Multipart,
+    sources: &Sources,
+    max_bytes: u64,
+) -> FormUpload {
+    let mut form = FormUpload { fields: Vec::new(), file: Err(UploadError::NoFile) };
+    if declared_too_large(headers, max_bytes) {
+        form.file = Err(UploadError::TooLarge { max: max_bytes });
+        return form;
+    }
+    let mut budget = TextBudget::default();
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => return form,
             Err(e) => {
-                let _ = tokio::fs::remove_dir_all(&dir).await;
-                if matches!(e, UploadError::TooLarge { .. }) {
-                    drain(multipart).await;
-                }
-                Err(e)
+                form.file = Err(broken(&e, max_bytes));
+                return form;
             }
         };
+        let waiting = matches!(form.file, Err(UploadError::NoFile));
+        match field.name() {
+            Some(FIELD) if waiting => {
+                form.file = keep(field, sources, max_bytes).await;
+                if matches!(form.file, Err(UploadError::TooLarge { .. })) {
+                    drain(multipart).await;
+                    return form;
+                }
+            }
+            _ => {
+                if let Some(pair) = budget.text(field).await {
+                    form.fields.push(pair);
+                }
+            }
+        }
+    }
+}
+
+/// How much of a form's text is kept: a Mapping page's fields are a few kilobytes; a body
+/// crafted with millions of fields must not take the server's memory.
+#[derive(Debug, Default)]
+pub(super) struct TextBudget {
+    used: usize,
+    fields: usize,
+}
+
+impl TextBudget {
+    const MAX_FIELD_BYTES: usize = 64 * 1024;
+    pub(super) const MAX_TOTAL_BYTES: usize = 1024 * 1024;
+    const MAX_FIELDS: usize = 10_000;
+
+    /// A text field's name and value; `None` for a file field (read and dropped), a field past
+    /// the budget, or one that is not UTF-8.
+    pub(super) async fn text(&mut self, mut field: Field<'_>) -> Option<(String, String)> {
+        let name = field.name().map(str::to_string);
+        let is_file = field.file_name().is_some();
+        let mut value = Vec::new();
+        let mut dropped = is_file;
+        while let Ok(Some(chunk)) = field.chunk().await {
+            if dropped || value.len() + chunk.len() > Self::MAX_FIELD_BYTES {
+                dropped = true;
+                value = Vec::new();
+                continue;
+            }
+            value.extend_from_slice(&chunk);
+        }
+        self.fields += 1;
+        self.used += value.len();
+        let within =
+            !dropped && self.fields <= Self::MAX_FIELDS && self.used <= Self::MAX_TOTAL_BYTES;
+        within.then(|| Some((name?, String::from_utf8(value).ok()?))).flatten()
+    }
+}
+
+/// The file field of an upload into a new folder of `sources`; the folder is removed again
+/// when the file cannot be kept (past the limit, the caller drains the rest of the body).
+async fn keep(
+    field: Field<'_>,
+    sources: &Sources,
+    max_bytes: u64,
+) -> Result<(String, Chosen), UploadError> {
+    let name = field.file_name().unwrap_or_default().to_string();
+    let (id, dir) = sources.new_folder().map_err(|source| UploadError::Io {
+        path: sources.uploads().display().to_string(),
+        source,
+    })?;
+    let path = dir.join(safe_name(&name));
+    let copied = copy(field, &path, max_bytes).await;
+    match copied {
+        Ok(0) if name.is_empty() => {
+            let _ = tokio::fs::remove_dir_all(&dir).await;
+            Err(UploadError::NoFile)
+        }
+        Ok(_) => Ok((id, Chosen { path, location: safe_name(&name) })),
+        Err(e) => {
+            let _ = tokio::fs::remove_dir_all(&dir).await;
+            Err(e)
+        }
     }
 }
 

@@ -1,12 +1,13 @@
 // leadsync ui: the little that plain HTML does not do. Every page works without it.
 "use strict";
 
-// A large upload takes a while: say so, and keep the form from being sent twice.
+// A large upload or a check takes a while: say so on the button pressed (or the form's first),
+// and keep the form from being sent twice.
 document.addEventListener("submit", (event) => {
   const form = event.target;
-  const busy = form.dataset.busy;
+  const button = event.submitter || form.querySelector("button[type=submit]");
+  const busy = (button && button.dataset.busy) || form.dataset.busy;
   if (!busy) return;
-  const button = form.querySelector("button[type=submit]");
   if (button) {
     button.disabled = true;
     button.textContent = busy;

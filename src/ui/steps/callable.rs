@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use axum::extract::{Multipart, Path, RawQuery, State};
+use axum::extract::{Multipart, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -24,9 +24,10 @@ use crate::pipeline::ImportOptions;
 const BLOCK_SHOWN: &str = "block_shown";
 pub(super) const SUPPRESS: &str = "suppress";
 
-/// The fieldset inside the check form.
+/// The fieldset inside the page's one form.
 pub(super) fn fields(
     app: &App,
+    id: &str,
     mapping: &MappingFile,
     pairs: &[(String, String)],
     t: &Text,
@@ -62,6 +63,7 @@ pub(super) fn fields(
             Esc(&(t.suppress_in_use)(&name))
         );
     }
+    out.push_str(&upload_fields(id, t));
     out.push_str("</fieldset>");
     out
 }
@@ -87,10 +89,11 @@ fn block_boxes(mapping: &MappingFile, pairs: &[(String, String)], t: &Text) -> S
     for kind in BLOCKABLE {
         let name = kind.as_str();
         let checked = if blocked.iter().any(|b| b == name) { " checked" } else { "" };
+        // The box inside its label: a label between two boxes reads as either one's.
         let _ = write!(
             out,
-            "<span class=\"choice\"><input type=\"checkbox\" id=\"block-{name}\" name=\"block\" value=\"{name}\"{checked}> \
-             <label for=\"block-{name}\">{}</label></span> ",
+            "<label class=\"choice\" for=\"block-{name}\"><input type=\"checkbox\" id=\"block-{name}\" \
+             name=\"block\" value=\"{name}\"{checked}> {}</label> ",
             Esc((t.number_kind)(kind))
         );
     }
@@ -107,52 +110,49 @@ fn suppression_lists(app: &App, pairs: &[(String, String)]) -> Vec<(String, Stri
         .collect()
 }
 
-/// The upload form for a suppression list, outside the check form (forms do not nest); it
-/// comes back to this page with the list added to the address.
-pub(super) fn upload_form(id: &str, raw_query: &str, t: &Text) -> String {
-    page::file_form(&page::FileForm {
-        action: &format!("/mapping/{id}/suppress"),
-        query: raw_query,
-        legend: t.suppress_legend,
-        id: "suppress-file",
-        field: upload::FIELD,
-        label: t.suppress_label,
-        accept: ".csv,.tsv,.txt,.xlsx,.xls,.ods",
-        hint: Some(t.suppress_hint),
-        button: t.suppress_button,
-    })
+/// The file field for a suppression list and its button, inside the page's one form: the
+/// button sends the whole form as multipart, so the list is added and every choice kept.
+fn upload_fields(id: &str, t: &Text) -> String {
+    format!(
+        "<p><label for=\"suppress-file\">{}</label> <input type=\"file\" id=\"suppress-file\" \
+         name=\"{}\" accept=\".csv,.tsv,.txt,.xlsx,.xls,.ods\" aria-describedby=\"suppress-file-hint\">\
+         <span id=\"suppress-file-hint\" class=\"hint\">{}</span> \
+         <button type=\"submit\" formaction=\"/mapping/{}/suppress\" formenctype=\"multipart/form-data\" \
+         formnovalidate>{}</button></p>",
+        Esc(t.suppress_label),
+        upload::FIELD,
+        Esc(t.suppress_hint),
+        Esc(id),
+        Esc(t.suppress_button)
+    )
 }
 
-/// A suppression list uploaded: kept like a sheet, its id added to the Mapping page's address.
+/// A suppression list uploaded with the page's form: kept like a sheet, its id added to the
+/// Mapping page's address beside every choice the form carried.
 pub(in super::super) async fn upload_list(
     State(app): State<App>,
     view: View,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
     headers: HeaderMap,
     mut multipart: Multipart,
 ) -> Response {
     let t = view.text();
-    let received =
-        upload::receive_within(&headers, &mut multipart, &app.sources, app.max_upload_bytes).await;
-    match received {
+    let form =
+        upload::receive_form(&headers, &mut multipart, &app.sources, app.max_upload_bytes).await;
+    let mut fields = super::choices::carried(&form.fields);
+    match form.file {
         Ok((list, chosen)) => {
             app.sources.insert(list.clone(), chosen);
-            let kept = raw.unwrap_or_default();
-            let added = page::query([(SUPPRESS, list.as_str())]);
-            let query = [kept.as_str(), added.as_str()]
-                .iter()
-                .filter(|q| !q.is_empty())
-                .copied()
-                .collect::<Vec<_>>()
-                .join("&");
+            fields.push((SUPPRESS.to_string(), list));
+            let query = super::choices::as_query(&fields);
             Redirect::to(&format!("/mapping/{id}?{query}")).into_response()
         }
         Err(error) => {
+            let back = format!("/mapping/{id}?{}", super::choices::as_query(&fields));
             let body = format!(
-                "{}<p><a href=\"/mapping/{}\">{}</a></p>",
+                "{}<p><a href=\"{}\">{}</a></p>",
                 page::error_box(t, &upload::said(&error, t)),
-                Esc(&id),
+                Esc(&back),
                 Esc(t.back_mapping)
             );
             page::page(

@@ -72,18 +72,8 @@ pub(in super::super) async fn start_check(
     opts.dry_run = true;
     opts.offline = app.client.is_none();
     opts.display = Display::Hidden;
-    // The roles travel with the way back to the Mapping page, as its own address carries them.
-    let roles = pairs.iter().filter(|(k, _)| {
-        k.starts_with("role")
-            || k.starts_with("name")
-            || k == "assistant"
-            || k == super::callable::SUPPRESS
-    });
-    let query = [choice.query(), page::query(roles.map(|(k, v)| (k.as_str(), v.as_str())))]
-        .into_iter()
-        .filter(|q| !q.is_empty())
-        .collect::<Vec<_>>()
-        .join("&");
+    // Every choice travels with the way back to the Mapping page, which shows them again.
+    let query = super::choices::as_query(&super::choices::carried(&pairs));
     start(&app, &view, Kind::Check, &id, query, opts, None)
 }
 

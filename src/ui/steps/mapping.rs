@@ -14,7 +14,7 @@ use super::super::App;
 use super::super::mappings::as_toml;
 use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
-use super::{ReadingChoice, Wanted, preview};
+use super::{ReadingChoice, Wanted, choices, preview};
 use crate::assistant::{Piece, Speaker};
 use crate::mapping::{CampaignRef, MappingFile, Role, infer, roles_of, with_roles};
 
@@ -31,7 +31,8 @@ pub(in super::super) async fn show(
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, label, Step::Mapping, t.mapping_title);
     };
-    let preview = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
+    let wanted = Wanted { rows: CAMPAIGN_SAMPLE_ROWS, above: false };
+    let preview = match preview(&chosen, &choice, wanted, t).await {
         Ok(preview) => preview,
         Err(message) => {
             let body = format!("{}{back}", page::error_box(t, &message));
@@ -40,39 +41,72 @@ pub(in super::super) async fn show(
         }
     };
     let pairs = query_pairs(raw.as_deref());
-    let mapping = chosen_mapping(&preview.headers, &pairs);
+    let campaigns = campaign_names(&app).await;
+    let (mapping, not_campaign) = judged_mapping(&preview, &pairs, &campaigns);
     let speakers = speakers(&app).await;
-    let asked = pairs.iter().find(|(k, _)| k == "assistant").map(|(_, v)| v.trim()).unwrap_or("");
-    let speaker = speakers.iter().find(|s| s.id.to_string() == asked);
+    let asked = super::field(&pairs, "assistant");
+    let speaker = speakers.iter().find(|s| s.id.to_string() == asked.trim());
     let roles = roles_of(&mapping, &preview.headers);
     let mut body = format!("<p>{}</p>", Esc(t.mapping_intro));
     if let Err(problem) = resolves(&mapping, &preview.headers, &chosen.location, t) {
         body.push_str(&page::error_box(t, &problem));
     }
     body.push_str(&proposals(&app, &id, &choice, &preview.headers, t));
-    body.push_str(&roles_form(&id, &choice, &preview, &roles, (&speakers, speaker), t));
-    body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
-    body.push_str(&keep_form(&id, &choice, &roles, t));
-    body.push_str(&super::load::form(&id, &choice, t));
-    let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
-    let campaigns = campaign_names(&app).await;
-    let campaign_column = mapping.campaign_column.as_deref();
-    let mut carried = role_fields(&roles);
-    if let Some(speaker) = speaker {
-        let _ =
-            write!(carried, "<input type=\"hidden\" name=\"assistant\" value=\"{}\">", speaker.id);
+    if let Some((column, example)) = &not_campaign {
+        let said = (t.campaign_column_unknown)(column, example);
+        let _ = write!(body, "<div class=\"proposal\" role=\"note\"><p>{}</p></div>", Esc(&said));
     }
-    body.push_str(&super::callable::upload_form(&id, raw.as_deref().unwrap_or_default(), t));
-    let callable = super::callable::fields(&app, &mapping, &pairs, t);
-    let campaign = (campaign_column, campaigns.as_slice());
-    // The country of national numbers: a loaded mapping's, else the mapping's default.
+    let _ = write!(body, "<form id=\"choices\" method=\"post\" action=\"/check/{}\">", Esc(&id));
+    for (name, value) in choice.fields() {
+        let _ = write!(body, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
+    }
+    body.push_str(&roles_table(&id, &preview, &roles, (&speakers, speaker), t));
+    body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
+    let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
+    let callable = super::callable::fields(&app, &id, &mapping, &pairs, t);
+    let campaign = (mapping.campaign_column.as_deref(), campaigns.as_slice());
+    // The country of national numbers: the form's, a loaded mapping's, else the default.
     let region = match super::field(&pairs, "region") {
         region if !region.trim().is_empty() => region,
         _ => mapping.region.clone().unwrap_or_else(|| crate::mapping::DEFAULT_REGION.to_string()),
     };
-    body.push_str(&check_form(&id, &choice, &carried, campaign, (&region, &callable), t));
+    body.push_str(&check_fields(&pairs, campaign, (&region, &callable), t));
+    body.push_str(&keep_fields(&id, t));
+    body.push_str(&super::load::fields(&id, t));
+    body.push_str("</form>");
     body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+}
+
+/// Rows read to judge the campaign column: its values in the first rows name campaigns of the
+/// account or they do not.
+const CAMPAIGN_SAMPLE_ROWS: usize = 200;
+
+/// The mapping the form describes, and, when the inferred campaign column names no campaign
+/// of the account (a CRM's own campaign names), that column taken as a variable instead, with
+/// its name and a value of it for the page to say why. A role the person chose is kept.
+fn judged_mapping(
+    preview: &super::Preview,
+    pairs: &[(String, String)],
+    campaigns: &[(u64, String)],
+) -> (MappingFile, Option<(String, String)>) {
+    let headers = &preview.headers;
+    let mapping = chosen_mapping(headers, pairs);
+    let chose_roles = pairs.iter().any(|(k, _)| k.starts_with("role"));
+    let Some(column) = mapping.campaign_column.clone().filter(|_| !chose_roles) else {
+        return (mapping, None);
+    };
+    let Some(index) = headers.iter().position(|h| *h == column) else { return (mapping, None) };
+    let values: Vec<&str> =
+        preview.rows.iter().filter_map(|r| r.cells.get(index)).map(str::trim).collect();
+    let book = crate::validate::CampaignBook::new(campaigns.iter().cloned());
+    if book.names_any(values.iter().copied()) {
+        return (mapping, None);
+    }
+    let example = values.iter().find(|v| !v.is_empty()).unwrap_or(&"").to_string();
+    let mut roles = roles_of(&mapping, headers);
+    roles[index] = Role::parse("variable", "", &column).unwrap_or(Role::Ignore);
+    (with_roles(&mapping, headers, &roles), Some((column, example)))
 }
 
 /// The pairs of a query string or form, in order.
@@ -162,34 +196,31 @@ async fn first_rows(
     )
 }
 
-/// The roles as a query string: `role0=variable&name0=customer_name&role1=phone…`.
-fn roles_query(roles: &[Role]) -> String {
-    let mut out = url::form_urlencoded::Serializer::new(String::new());
+/// The roles as form fields: `role0=variable&name0=customer_name&role1=phone…`.
+pub(super) fn roles_pairs(roles: &[Role]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for (i, role) in roles.iter().enumerate() {
-        out.append_pair(&format!("role{i}"), role.as_str());
+        out.push((format!("role{i}"), role.as_str().to_string()));
         if let Role::Variable(name) = role {
-            out.append_pair(&format!("name{i}"), name);
+            out.push((format!("name{i}"), name.clone()));
         }
     }
-    out.finish()
+    out
 }
 
-/// The address of this page with other roles.
-pub(super) fn with_roles_href(id: &str, choice: &ReadingChoice, roles: &[Role]) -> String {
-    let query = [choice.query(), roles_query(roles)];
-    let query: Vec<&str> = query.iter().map(String::as_str).filter(|q| !q.is_empty()).collect();
-    format!("/mapping/{id}?{}", query.join("&"))
-}
-
-/// The saved mappings that fit this sheet, each a link that applies it.
+/// The saved mappings that fit this sheet, each a link that fills the page with it: its
+/// roles, assistant, campaign, countries, consent values and guards, not only the roles.
 fn proposals(app: &App, id: &str, choice: &ReadingChoice, headers: &[String], t: &Text) -> String {
     let fitting = app.mappings.fitting(headers);
     if fitting.is_empty() {
         return String::new();
     }
     let mut out = format!("<div class=\"proposal\" role=\"note\"><p>{}</p><ul>", Esc(t.saved_fit));
+    let reading: Vec<(String, String)> =
+        choice.fields().iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     for (name, file) in fitting {
-        let href = with_roles_href(id, choice, &roles_of(&file, headers));
+        let fields = choices::overlaid(&reading, choices::pairs_of(app, &file, headers));
+        let href = format!("/mapping/{id}?{}", choices::as_query(&fields));
         let _ =
             write!(out, "<li><a href=\"{}\">{}</a></li>", Esc(&href), Esc(&(t.use_saved)(&name)));
     }
@@ -197,46 +228,34 @@ fn proposals(app: &App, id: &str, choice: &ReadingChoice, headers: &[String], t:
     out
 }
 
-/// Keeping the mapping: download it as a file for `import`/`sync --mapping`, or save it here
-/// to be proposed for the next sheet with these columns.
-fn keep_form(id: &str, choice: &ReadingChoice, roles: &[Role], t: &Text) -> String {
-    let query = with_roles_href(id, choice, roles);
-    let query = query.split_once('?').map(|(_, q)| q).unwrap_or_default();
-    let mut out = format!(
-        "<form method=\"post\" action=\"/mapping/{}/save\" class=\"keep\"><fieldset><legend>{}</legend>\
-         <p><a href=\"/mapping/{}/mapping.toml?{}\" download>{}</a></p>",
-        Esc(id),
+/// Keeping the mapping, inside the page's one form so it keeps what is on the page: download
+/// it as a file for `import`/`sync --mapping`, or save it here to be proposed for the next
+/// sheet with these columns.
+fn keep_fields(id: &str, t: &Text) -> String {
+    format!(
+        "<fieldset class=\"keep\"><legend>{}</legend>\
+         <p><button type=\"submit\" formmethod=\"get\" formaction=\"/mapping/{id}/mapping.toml\" formnovalidate>{}</button></p>\
+         <p><label for=\"save_name\">{}</label> <input id=\"save_name\" name=\"save_name\"> \
+         <button type=\"submit\" formaction=\"/mapping/{id}/save\" formnovalidate>{}</button></p></fieldset>",
         Esc(t.keep_legend),
-        Esc(id),
-        Esc(query),
-        Esc(t.download_mapping)
-    );
-    for (name, value) in choice.fields() {
-        let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
-    }
-    out.push_str(&role_fields(roles));
-    let _ = write!(
-        out,
-        "<p><label for=\"save_name\">{}</label> <input id=\"save_name\" name=\"save_name\" required> \
-         <button type=\"submit\">{}</button></p></fieldset></form>",
+        Esc(t.download_mapping),
         Esc(t.save_name),
-        Esc(t.save_mapping)
-    );
-    out
+        Esc(t.save_mapping),
+        id = Esc(id),
+    )
 }
 
-/// The chosen mapping as a TOML file to download.
+/// The chosen mapping as a TOML file to download: everything on the page.
 pub(in super::super) async fn download(
     State(app): State<App>,
     view: View,
     Path(id): Path<String>,
-    Query(choice): Query<ReadingChoice>,
     RawQuery(raw): RawQuery,
 ) -> Response {
     let t = view.text();
     let Some(chosen) = app.sources.get(&id) else { return StatusCode::NOT_FOUND.into_response() };
     let pairs = query_pairs(raw.as_deref());
-    let mapping = match headers_and_mapping(&chosen, &choice, &pairs, t).await {
+    let mapping = match choices::full_mapping(&app, &chosen, &pairs, t).await {
         Ok((_, mapping)) => mapping,
         Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
     };
@@ -248,7 +267,7 @@ pub(in super::super) async fn download(
     (headers, as_toml(&mapping)).into_response()
 }
 
-/// Saves the chosen mapping under the name given, then shows the page again.
+/// Saves everything on the page under the name given, then shows the page again as it was.
 pub(in super::super) async fn save(
     State(app): State<App>,
     view: View,
@@ -256,49 +275,47 @@ pub(in super::super) async fn save(
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     let t = view.text();
+    let label = app.service.label(t);
     let Some(chosen) = app.sources.get(&id) else {
-        return page::unknown_source(&view, app.service.label(t), Step::Mapping, t.mapping_title);
+        return page::unknown_source(&view, label, Step::Mapping, t.mapping_title);
     };
-    let choice = ReadingChoice::from_pairs(&pairs);
-    let (headers, mapping) = match headers_and_mapping(&chosen, &choice, &pairs, t).await {
-        Ok(found) => found,
-        Err(message) => return (StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
+    let back = format!("/mapping/{id}?{}", choices::as_query(&choices::carried(&pairs)));
+    let refuse = |message: &str| {
+        let body = format!(
+            "{}<p><a href=\"{}\">{}</a></p>",
+            page::error_box(t, message),
+            Esc(&back),
+            Esc(t.back_mapping)
+        );
+        let status = StatusCode::UNPROCESSABLE_ENTITY;
+        page::page(&view, label, Step::Mapping, t.mapping_title, &body, status)
     };
     let name = super::field(&pairs, "save_name");
+    if name.trim().is_empty() {
+        return refuse(t.save_name_missing);
+    }
+    let mapping = match choices::full_mapping(&app, &chosen, &pairs, t).await {
+        Ok((_, mapping)) => mapping,
+        Err(message) => return refuse(&message),
+    };
     if let Err(error) = app.mappings.save(&name, &mapping) {
         tracing::warn!("ui: the mapping could not be saved: {error}");
-        return (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();
+        return refuse(t.save_failed);
     }
-    let href = with_roles_href(&id, &choice, &roles_of(&mapping, &headers));
-    Redirect::to(&href).into_response()
-}
-
-/// The roles as form fields, for a form that carries them to the next step.
-fn role_fields(roles: &[Role]) -> String {
-    let mut out = String::new();
-    for (i, role) in roles.iter().enumerate() {
-        let _ = write!(out, "<input type=\"hidden\" name=\"role{i}\" value=\"{}\">", role.as_str());
-        if let Role::Variable(name) = role {
-            let _ = write!(out, "<input type=\"hidden\" name=\"name{i}\" value=\"{}\">", Esc(name));
-        }
-    }
-    out
+    Redirect::to(&back).into_response()
 }
 
 /// Each column with a choice of its role (and a variable's name), and its first value.
-fn roles_form(
+/// Its button shows the page again with every choice on it (it is the form's first button, so
+/// Enter in a field does this, never the check).
+fn roles_table(
     id: &str,
-    choice: &ReadingChoice,
     preview: &super::Preview,
     roles: &[Role],
     (speakers, speaker): (&[Speaker], Option<&Speaker>),
     t: &Text,
 ) -> String {
-    let mut out = format!("<form method=\"get\" action=\"/mapping/{}\">", Esc(id));
-    for (name, value) in choice.fields() {
-        let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
-    }
-    out.push_str(&assistant_choice(speakers, speaker, t));
+    let mut out = assistant_choice(speakers, speaker, t);
     let _ = write!(
         out,
         "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"columns-caption\" tabindex=\"0\">\
@@ -345,8 +362,10 @@ fn roles_form(
     }
     let _ = write!(
         out,
-        "</tbody></table></div><p><button type=\"submit\">{}</button></p></form>",
-        Esc(t.apply_roles)
+        "</tbody></table></div><p><button type=\"submit\" formmethod=\"get\" \
+         formaction=\"/mapping/{}\" formnovalidate>{}</button></p>",
+        Esc(id),
+        Esc(t.update_preview)
     );
     out
 }
@@ -450,79 +469,73 @@ async fn campaign_names(app: &App) -> Vec<(u64, String)> {
     }
 }
 
-/// The form that starts the check: the campaign (or the campaign column), the country of
-/// national numbers, and the reading choices carried along unchanged.
-fn check_form(
-    id: &str,
-    choice: &ReadingChoice,
-    carried: &str,
-    (campaign_column, campaigns): (Option<&str>, &[(u64, String)]),
+/// The part of the form that starts the check: the campaign (asked for unless a column
+/// names each row's), the country of national numbers, who may be called, duplicates. Each
+/// shows what the form last said, so the way back from the check changes nothing.
+fn check_fields(
+    pairs: &[(String, String)],
+    campaign: (Option<&str>, &[(u64, String)]),
     (region, callable): (&str, &str),
     t: &Text,
 ) -> String {
-    let mut form = format!(
-        "<form method=\"post\" action=\"/check/{}\" data-busy=\"{}\"><fieldset><legend>{}</legend>",
-        Esc(id),
-        Esc(t.checking),
-        Esc(t.check_legend)
-    );
-    for (name, value) in choice.fields() {
-        let _ = write!(form, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
-    }
-    form.push_str(carried);
+    let mut form = format!("<fieldset><legend>{}</legend>", Esc(t.check_legend));
     let _ = write!(
         form,
         "<p><label for=\"campaign\">{}</label> <span class=\"hint\" id=\"campaign-hint\">{}</span><br>",
         Esc(t.campaign_label),
         Esc(t.campaign_hint)
     );
-    match (campaigns.is_empty(), campaign_column) {
-        (true, Some(column)) => {
-            let _ = write!(
-                form,
-                "<select id=\"campaign\" name=\"campaign\" aria-describedby=\"campaign-hint\">\
-                 <option value=\"\">{}</option></select>",
-                Esc(&(t.campaign_from_column)(column))
-            );
-        }
-        (true, None) => form.push_str(
-            "<input id=\"campaign\" name=\"campaign\" required aria-describedby=\"campaign-hint\">",
-        ),
-        (false, _) => {
-            form.push_str(
-                "<select id=\"campaign\" name=\"campaign\" aria-describedby=\"campaign-hint\">",
-            );
-            if let Some(column) = campaign_column {
-                let _ = write!(
-                    form,
-                    "<option value=\"\">{}</option>",
-                    Esc(&(t.campaign_from_column)(column))
-                );
-            }
-            for (campaign_id, name) in campaigns {
-                let _ = write!(
-                    form,
-                    "<option value=\"{campaign_id}\">{} ({campaign_id})</option>",
-                    Esc(name)
-                );
-            }
-            form.push_str("</select>");
-        }
-    }
+    form.push_str(&campaign_choice(&super::field(pairs, "campaign"), campaign, t));
+    let duplicates = if super::field(pairs, "allow_duplicates") == "on" { " checked" } else { "" };
     let _ = write!(
         form,
         "</p><p><label for=\"region\">{}</label> <span class=\"hint\" id=\"region-hint\">{}</span><br>\
          <input id=\"region\" name=\"region\" value=\"{}\" aria-describedby=\"region-hint\"></p>\
-         {callable}<p><input type=\"checkbox\" id=\"allow_duplicates\" name=\"allow_duplicates\"> \
-         <label for=\"allow_duplicates\">{}</label></p>\
-         <p><button type=\"submit\">{}</button></p></fieldset></form>",
+         {callable}<p><label class=\"choice\" for=\"allow_duplicates\"><input type=\"checkbox\" id=\"allow_duplicates\" \
+         name=\"allow_duplicates\"{duplicates}> {}</label></p>\
+         <p><button type=\"submit\" data-busy=\"{}\">{}</button></p></fieldset>",
         Esc(t.region_label),
         Esc(t.region_hint),
-        region,
+        Esc(region),
         Esc(t.allow_duplicates),
+        Esc(t.checking),
         Esc(t.check_button)
     );
     form
+}
+
+/// The campaign: the account's list (with "from the column" first when a column names each
+/// row's campaign, else "choose one", which the browser will not send empty), or a field to
+/// type an id or a name where the list cannot be read.
+fn campaign_choice(
+    chosen: &str,
+    (column, campaigns): (Option<&str>, &[(u64, String)]),
+    t: &Text,
+) -> String {
+    let described = "aria-describedby=\"campaign-hint\"";
+    if campaigns.is_empty() && column.is_none() {
+        return format!(
+            "<input id=\"campaign\" name=\"campaign\" required {described} value=\"{}\">",
+            Esc(chosen)
+        );
+    }
+    let required = if column.is_none() { " required" } else { "" };
+    let mut out = format!("<select id=\"campaign\" name=\"campaign\"{required} {described}>");
+    let first = match column {
+        Some(column) => (t.campaign_from_column)(column),
+        None => t.campaign_choose.to_string(),
+    };
+    let _ = write!(out, "<option value=\"\">{}</option>", Esc(&first));
+    for (campaign_id, name) in campaigns {
+        let selected = if chosen.trim() == campaign_id.to_string() { " selected" } else { "" };
+        let _ = write!(
+            out,
+            "<option value=\"{campaign_id}\"{selected}>{} ({campaign_id})</option>",
+            Esc(name)
+        );
+    }
+    out.push_str("</select>");
+    out
 }
 
 fn back_link(id: &str, choice: &ReadingChoice, t: &Text) -> String {

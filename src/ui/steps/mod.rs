@@ -5,6 +5,7 @@
 
 pub(super) mod callable;
 pub(super) mod check;
+pub(super) mod choices;
 pub(super) mod edit;
 pub(super) mod live;
 pub(super) mod load;

@@ -226,9 +226,15 @@ fn a_suppression_list_countries_and_blocked_kinds_chosen_on_the_mapping_page_hol
     );
     assert!(mapping.body.contains("<label for=\"suppress-file\">"), "{}", mapping.body);
 
-    let (content_type, body) = super::multipart("file", "do-not-call.csv", b"+4915123456789\n");
+    // The page's one form, sent by the list's button: the choices beside the file come back.
+    let (content_type, body) = super::multipart_form(
+        &[("region", "DE"), ("save_name", "")],
+        "file",
+        "do-not-call.csv",
+        b"+4915123456789\n",
+    );
     let added = ui.send(
-        ui.post(&format!("/mapping/{id}/suppress?region=DE"), &cookie)
+        ui.post(&format!("/mapping/{id}/suppress"), &cookie)
             .header(reqwest::header::CONTENT_TYPE, content_type)
             .body(body),
     );
@@ -275,7 +281,8 @@ fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
                    block_number_types = [\"premium_rate\", \"toll_free\"]\n\
                    [variables]\nfirma = \"Company\"\n";
     let load = |bytes: &[u8]| {
-        let (content_type, body) = super::multipart("mapping_file", "m.toml", bytes);
+        let form = [("region", "CH"), ("campaign", "10")];
+        let (content_type, body) = super::multipart_form(&form, "mapping_file", "m.toml", bytes);
         ui.send(
             ui.post(&format!("/mapping/{id}/load"), &cookie)
                 .header(reqwest::header::CONTENT_TYPE, content_type)
@@ -286,7 +293,8 @@ fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
     let page = ui.get(&loaded, &cookie);
     assert_eq!(super::steps::role_of(&page.body, "Company"), "variable firma", "{}", page.body);
     assert_eq!(super::steps::role_of(&page.body, "Telefon"), "phone");
-    assert!(page.body.contains("name=\"region\" value=\"AT\""), "{}", page.body);
+    assert!(page.body.contains("name=\"region\" value=\"AT\""), "the file's: {}", page.body);
+    assert!(loaded.contains("campaign=10"), "the form's, which the file leaves open: {loaded}");
     assert!(page.body.contains("name=\"countries\" value=\"AT, DE\""), "{}", page.body);
     assert!(page.body.contains("value=\"toll_free\" checked>"), "{}", page.body);
 

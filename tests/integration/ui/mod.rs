@@ -163,9 +163,25 @@ impl Drop for TestUi {
 
 /// A multipart/form-data body with one file field, as a browser builds it.
 fn multipart(field: &str, name: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+    multipart_form(&[], field, name, bytes)
+}
+
+/// A multipart body as a browser sends a form with a file: its text fields, then the file.
+fn multipart_form(
+    fields: &[(&str, &str)],
+    field: &str,
+    name: &str,
+    bytes: &[u8],
+) -> (String, Vec<u8>) {
     let boundary = "----leadsyncTestBoundary7MA4YWxkTrZu0gW";
+    let mut body = String::new();
+    for (key, value) in fields {
+        body.push_str(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{key}\"\r\n\r\n{value}\r\n"
+        ));
+    }
     let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n\
+        "{body}--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n\
          Content-Type: application/octet-stream\r\n\r\n"
     )
     .into_bytes();

@@ -86,6 +86,9 @@ pub struct ImportOptions {
     pub edits: Arc<Edits>,
     /// Where a send's status line is kept for a front that shows it itself (the browser).
     pub board: Option<Arc<progress::Board>>,
+    /// The state folder, which holds the account's own do-not-call list: with a service, every
+    /// check and send applies it. `None`: no such list (a library caller's choice).
+    pub state_dir: Option<PathBuf>,
 }
 
 /// How a non-dry run sends and keeps its journal.
@@ -317,7 +320,9 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
     let plan = mapping.resolve(&headers, &opts.location)?;
     let (assistant, speaker) =
         assistant_check(opts, &mapping, &plan, &headers, client).await?.unzip();
-    let guards = load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan).await?;
+    let never_call = never_call_list(opts, client).await?;
+    let guards =
+        load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan, never_call).await?;
     let campaigns = match (opts.offline, client) {
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
         _ => Campaigns::Unchecked,
@@ -765,6 +770,7 @@ async fn load_guards(
     spec: &GuardSpec,
     headers: &[String],
     plan: &Plan,
+    never_call: Option<PathBuf>,
 ) -> Result<Guards, PipelineError> {
     let phones = PhoneParser::new(&plan.region)?;
     let downloads = download_dir()
@@ -781,10 +787,39 @@ async fn load_guards(
         };
         lists.push((path, list.clone()));
     }
+    if let Some(path) = never_call {
+        lists.push((path, NEVER_CALL_LABEL.to_string()));
+    }
     let loaded = tokio::task::spawn_blocking(move || crate::guards::load_lists(&lists, &phones))
         .await
         .expect("loading suppression lists does not panic")?;
     Ok(Guards::resolve(spec, headers, &opts.location, loaded)?)
+}
+
+/// How a row suppressed by the account's own list names it.
+pub const NEVER_CALL_LABEL: &str = "do-not-call list of this account";
+
+/// The account's own do-not-call list ([`NeverCall`]), when this run has a service and a
+/// state folder and the list has been started: every check, import and sync of the account
+/// holds its rows to it, whichever file or front they come from.
+pub async fn never_call_list(
+    opts: &ImportOptions,
+    client: Option<&Client>,
+) -> Result<Option<PathBuf>, PipelineError> {
+    let (Some(client), Some(state_dir), false) = (client, &opts.state_dir, opts.offline) else {
+        return Ok(None);
+    };
+    let list = account_never_call(client, state_dir).await?;
+    Ok(list.exists().then(|| list.path().to_path_buf()))
+}
+
+/// The do-not-call list of the account `client` speaks for.
+pub async fn account_never_call(
+    client: &Client,
+    state_dir: &std::path::Path,
+) -> Result<crate::guards::NeverCall, PipelineError> {
+    let account = client.legacy_account_id(state_dir).await?;
+    Ok(crate::guards::NeverCall::for_account(state_dir, &client.service_name(), &account))
 }
 
 async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError> {

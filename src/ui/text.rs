@@ -83,6 +83,23 @@ pub struct Text {
     pub variable_name: &'static str,
     pub variable_name_of: fn(&str) -> String,
     pub update_preview: &'static str,
+    pub never_call_title: &'static str,
+    pub never_call_intro: &'static str,
+    pub never_call_empty: &'static str,
+    pub never_call_number: &'static str,
+    pub never_call_added: &'static str,
+    pub never_call_from: &'static str,
+    pub never_call_remove: fn(&str) -> String,
+    pub never_call_add_label: &'static str,
+    pub never_call_add: &'static str,
+    pub never_call_typed: &'static str,
+    pub never_call_not_a_number: fn(&str) -> String,
+    pub never_call_row: &'static str,
+    pub never_call_row_hint: fn(&str) -> String,
+    pub never_call_note: fn(&str, u64) -> String,
+    pub never_call_no_number: &'static str,
+    pub never_call_no_service: &'static str,
+    pub never_call_failed: &'static str,
     pub campaign_column_unknown: fn(&str, &str) -> String,
     pub campaign_choose: &'static str,
     pub save_name_missing: &'static str,
@@ -284,6 +301,27 @@ pub const EN: Text = Text {
     variable_name: "Variable name",
     variable_name_of: |column| format!("Variable name for {column}"),
     update_preview: "Show the first rows with these choices",
+    never_call_title: "Never call",
+    never_call_intro: "Numbers on this list are never called from this account: every later \
+        check and send leaves them out, whichever file they come from.",
+    never_call_empty: "No number is on the list yet.",
+    never_call_number: "Number",
+    never_call_added: "Added",
+    never_call_from: "Where from",
+    never_call_remove: |number| format!("Take {number} off the list"),
+    never_call_add_label: "Add a number",
+    never_call_add: "Add",
+    never_call_typed: "typed in on this page",
+    never_call_not_a_number: |typed| format!("“{typed}” is not a phone number."),
+    never_call_row: "Never call this number",
+    never_call_row_hint: |number| {
+        format!("{number} goes on this account's do-not-call list, for this and every later sheet.")
+    },
+    never_call_note: |file, row| format!("{file}, row {row}"),
+    never_call_no_number: "This row has no number that could be read.",
+    never_call_no_service: "The do-not-call list belongs to an account: start leadsync ui with \
+        a service to keep one.",
+    never_call_failed: "The do-not-call list could not be written in the state folder.",
     campaign_column_unknown: |column, example| {
         format!(
             "The column “{column}” names no campaign of this account (for example “{example}”): \
@@ -344,6 +382,8 @@ pub const EN: Text = Text {
         "rejected" => "need fixing",
         "duplicate" => "duplicates",
         "skipped" => "skipped",
+        "on_service" => "already on the service",
+        "do_not_call" => "not to be called",
         "failed" => "failed",
         "not_sent" => "not sent yet",
         "excluded" => "excluded",
@@ -426,7 +466,7 @@ pub const EN: Text = Text {
     value_to_use: "Value to use",
     save_row: "Save and check again",
     row_saved: "Saved and checked again.",
-    exclude_row: "Exclude this row (do not send it)",
+    exclude_row: "Leave this row out, only this time",
     include_row: "Include this row again",
     row_is_excluded: "This row is excluded: it is not sent.",
     back_rows: "Back to the rows",
@@ -543,6 +583,29 @@ pub const DE: Text = Text {
     variable_name: "Variablenname",
     variable_name_of: |column| format!("Variablenname für {column}"),
     update_preview: "Erste Zeilen mit dieser Auswahl zeigen",
+    never_call_title: "Nie anrufen",
+    never_call_intro: "Nummern auf dieser Liste werden von diesem Konto nie angerufen: Jede \
+        spätere Prüfung und jedes Senden lässt sie aus, aus welcher Datei sie auch kommen.",
+    never_call_empty: "Noch keine Nummer auf der Liste.",
+    never_call_number: "Nummer",
+    never_call_added: "Hinzugefügt",
+    never_call_from: "Herkunft",
+    never_call_remove: |number| format!("{number} von der Liste nehmen"),
+    never_call_add_label: "Nummer hinzufügen",
+    never_call_add: "Hinzufügen",
+    never_call_typed: "auf dieser Seite eingegeben",
+    never_call_not_a_number: |typed| format!("„{typed}“ ist keine Telefonnummer."),
+    never_call_row: "Diese Nummer nie anrufen",
+    never_call_row_hint: |number| {
+        format!(
+            "{number} kommt auf die Sperrliste dieses Kontos, für diese und jede spätere Tabelle."
+        )
+    },
+    never_call_note: |file, row| format!("{file}, Zeile {row}"),
+    never_call_no_number: "In dieser Zeile steht keine lesbare Nummer.",
+    never_call_no_service: "Die Sperrliste gehört zu einem Konto: Starten Sie leadsync ui mit \
+        einem Dienst, um eine zu führen.",
+    never_call_failed: "Die Sperrliste konnte im Statusordner nicht geschrieben werden.",
     campaign_column_unknown: |column, example| {
         format!(
             "Die Spalte „{column}“ nennt keine Kampagne dieses Kontos (zum Beispiel „{example}“): \
@@ -601,6 +664,8 @@ pub const DE: Text = Text {
         "rejected" => "zu korrigieren",
         "duplicate" => "Doppelte",
         "skipped" => "übersprungen",
+        "on_service" => "schon im Dienst",
+        "do_not_call" => "nicht anzurufen",
         "failed" => "fehlgeschlagen",
         "not_sent" => "noch nicht gesendet",
         "excluded" => "ausgeschlossen",
@@ -701,7 +766,7 @@ pub const DE: Text = Text {
     value_to_use: "Zu verwendender Wert",
     save_row: "Speichern und erneut prüfen",
     row_saved: "Gespeichert und erneut geprüft.",
-    exclude_row: "Diese Zeile ausschließen (nicht senden)",
+    exclude_row: "Diese Zeile nur diesmal ausschließen",
     include_row: "Diese Zeile wieder einschließen",
     row_is_excluded: "Diese Zeile ist ausgeschlossen: Sie wird nicht gesendet.",
     back_rows: "Zurück zu den Zeilen",

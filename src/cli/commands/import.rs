@@ -211,15 +211,15 @@ pub async fn execute(
         Some(path) => Some(MappingFile::load(path)?),
         None => None,
     };
-    let session = match offline {
-        true => None,
-        false => {
-            let state_dir = match &push {
-                Some(push) => push.state_dir.clone(),
-                None => config.state_dir()?,
-            };
-            Some(Session::open_in(config, &state_dir).await?)
-        }
+    // Offline, no state is needed: no account, so no account's do-not-call list either.
+    let state_dir = match (&push, offline) {
+        (Some(push), _) => Some(push.state_dir.clone()),
+        (None, true) => None,
+        (None, false) => Some(config.state_dir()?),
+    };
+    let session = match (offline, &state_dir) {
+        (false, Some(state_dir)) => Some(Session::open_in(config, state_dir).await?),
+        _ => None,
     };
     let edits = match &source.edits {
         Some(path) => Arc::new(Edits::load(path)?),
@@ -251,6 +251,7 @@ pub async fn execute(
         max_rows: None,
         edits,
         board: None,
+        state_dir,
     };
     let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;

@@ -71,6 +71,10 @@ pub(in super::super) async fn start_check(
     opts.assistant = text(field("assistant"));
     opts.dry_run = true;
     opts.offline = app.client.is_none();
+    // Week after week: rows whose lead is on the service already are shown as such, not as
+    // ready, and the send's count and time cover only the rest.
+    opts.preview_skips = app.client.is_some();
+    opts.state_dir = Some(app.state_dir.clone());
     opts.display = Display::Hidden;
     // Every choice travels with the way back to the Mapping page, which shows them again.
     let query = super::choices::as_query(&super::choices::carried(&pairs));
@@ -97,7 +101,7 @@ pub(in super::super) async fn start_send(
     opts.offline = false;
     opts.push = Some(PushOptions {
         config: app.push.clone(),
-        skip_existing: false,
+        skip_existing: true,
         restart: false,
         journal: None,
         state_dir: app.state_dir.clone(),
@@ -364,7 +368,10 @@ fn counts(summary: &Summary, t: &Text) -> String {
         ("created", summary.created),
         ("rejected", summary.rejected),
         ("duplicate", summary.duplicates),
-        ("skipped", summary.skipped_existing + summary.do_not_call),
+        // Week after week: rows already on the service are no problem, and said apart from
+        // the people not to be called.
+        ("on_service", summary.skipped_existing),
+        ("do_not_call", summary.do_not_call),
         ("failed", summary.failed),
         ("not_sent", summary.not_sent),
         ("excluded", summary.excluded),

@@ -49,7 +49,8 @@ pub(in super::super) async fn show_row(
         Ok(None) => return refusal(&app, &view, t.row_not_found, StatusCode::NOT_FOUND),
         Err(message) => return refusal(&app, &view, &message, StatusCode::UNPROCESSABLE_ENTITY),
     };
-    let body = row_page(&run_id, row, &checked, !query.saved.is_empty(), t);
+    let shown = (!query.saved.is_empty(), app.client.is_some());
+    let body = row_page(&run_id, row, &checked, shown, t);
     page::page(&view, app.service.label(t), Step::Check, &(t.row_title)(row), &body, StatusCode::OK)
 }
 
@@ -70,6 +71,16 @@ pub(in super::super) async fn save_row(
         }
     })
     .await
+}
+
+/// The row's number as the check read it (E.164), for "never call this number".
+pub(super) async fn row_phone(app: &App, run: &Run, row: u64) -> Result<Option<String>, String> {
+    Ok(check_one(app, run, row).await?.and_then(|checked| checked.report.phone))
+}
+
+/// Leaves the row out of this check, as "only this time" does.
+pub(super) async fn exclude(app: &App, view: &View, run_id: &str, row: u64) -> Response {
+    change_row(app, view, run_id, row, |edits, _| edits.exclude(row, true)).await
 }
 
 /// Excludes the row (`exclude=1`) or includes it again (`exclude=0`).
@@ -227,7 +238,13 @@ fn refusal(app: &App, view: &View, message: &str, status: StatusCode) -> Respons
     page::page(view, app.service.label(t), Step::Check, t.check_title, &body, status)
 }
 
-fn row_page(run_id: &str, row: u64, checked: &CheckedRow, saved: bool, t: &Text) -> String {
+fn row_page(
+    run_id: &str,
+    row: u64,
+    checked: &CheckedRow,
+    (saved, with_service): (bool, bool),
+    t: &Text,
+) -> String {
     let mut out = format!("<p>{}</p>", Esc(t.row_intro));
     if saved {
         let _ = write!(
@@ -275,11 +292,28 @@ fn row_page(run_id: &str, row: u64, checked: &CheckedRow, saved: bool, t: &Text)
         "</tbody></table></div><p><button type=\"submit\">{}</button></p></form>\
          <form method=\"post\" action=\"/run/{id}/row/{row}/exclude\">\
          <input type=\"hidden\" name=\"exclude\" value=\"{exclude}\">\
-         <p><button type=\"submit\">{}</button></p></form>\
-         <p class=\"next\"><a href=\"/run/{id}#rows\">{}</a></p>",
+         <p><button type=\"submit\">{}</button></p></form>",
         Esc(t.save_row),
         Esc(label),
+        id = Esc(run_id),
+    );
+    // The second way to leave a row out: for good, on the account's own list.
+    if let Some(phone) = checked.report.phone.as_deref().filter(|_| with_service) {
+        let _ = write!(
+            out,
+            "<form method=\"post\" action=\"/run/{id}/row/{row}/never\"><p>\
+             <button type=\"submit\">{}</button> <span class=\"hint\">{}</span></p></form>",
+            Esc(t.never_call_row),
+            Esc(&(t.never_call_row_hint)(phone)),
+            id = Esc(run_id),
+        );
+    }
+    let _ = write!(
+        out,
+        "<p class=\"next\"><a href=\"/run/{id}#rows\">{}</a> · <a href=\"{}\">{}</a></p>",
         Esc(t.back_rows),
+        super::never::LIST,
+        Esc(t.never_call_title),
         id = Esc(run_id),
     );
     out

@@ -10,6 +10,7 @@ pub(super) mod edit;
 pub(super) mod live;
 pub(super) mod load;
 pub(super) mod mapping;
+pub(super) mod never;
 pub(super) mod reading;
 pub(super) mod source;
 

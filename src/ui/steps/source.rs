@@ -170,6 +170,13 @@ fn render(
         location_hint = Esc(t.location_hint),
         location_button = Esc(t.location_button),
     );
-    let body = body + &runs_so_far(app, t);
+    let mut body = body + &runs_so_far(app, t);
+    if app.client.is_some() {
+        body.push_str(&format!(
+            "<p><a href=\"{}\">{}</a></p>",
+            super::never::LIST,
+            Esc(t.never_call_title)
+        ));
+    }
     page::page(view, app.service.label(t), Step::Source, t.source_title, &body, status)
 }

@@ -162,7 +162,7 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
     driver.press_enter(&session, "//a[normalize-space()='Zurück zu den Zeilen']");
     let anna = "//tr[@data-status='valid' and contains(., 'Anna')]//a[contains(., 'bearbeiten')]";
     driver.press_enter(&session, anna);
-    driver.press_enter(&session, "//button[contains(., 'Diese Zeile ausschließen')]");
+    driver.press_enter(&session, "//button[contains(., 'nur diesmal ausschließen')]");
     driver.wait_for_address(&session, "saved=1");
     assert!(driver.source(&session).contains("Diese Zeile ist ausgeschlossen"));
     driver.press_enter(&session, "//a[normalize-space()='Zurück zu den Zeilen']");

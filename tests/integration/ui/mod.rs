@@ -10,6 +10,7 @@ mod flow;
 mod command;
 mod security;
 mod steps;
+mod week;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,199 @@
+//! Week after week in the browser, against the sandbox over real HTTP: the check asks the
+//! service what is there already and says so, the send covers only the rest, and a number
+//! put on the account's own do-not-call list stays out of every later check, send and CLI
+//! `import`. Duplicates are allowed where a row sent twice must be seen (the service would
+//! otherwise refuse the repeat on its own).
+
+use super::TestUi;
+use super::flow::{finished, redirected};
+use crate::support::{ALICE, TestSandbox};
+
+/// A sheet of `n` people, each with a number of their own.
+fn people(n: usize) -> String {
+    let mut csv = String::from("Name,Telefon\n");
+    for i in 0..n {
+        csv.push_str(&format!("Person {i},+4915110000{i:03}\n"));
+    }
+    csv
+}
+
+/// A figure of the check's counts (`data-status` is the key), 0 when it is not shown.
+fn figure(page: &str, status: &str) -> u64 {
+    let start = format!("<div data-status=\"{status}\"><dt>");
+    page.split(&start)
+        .nth(1)
+        .and_then(|d| d.split("<dd>").nth(1)?.split('<').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Uploads `csv`, checks it into campaign 10 with `extra` form fields, and returns the
+/// finished check's address and page.
+fn checked(ui: &TestUi, cookie: &str, csv: &str, extra: &[(&str, &str)]) -> (String, String) {
+    let reading = ui.upload_ok(cookie, "export.csv", csv.as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mut form = vec![("campaign", "10")];
+    form.extend_from_slice(extra);
+    let started = ui.send(ui.post(&format!("/check/{id}"), cookie).form(&form));
+    let check = redirected(&started, "/run/");
+    let page = finished(ui, cookie, &check).body;
+    (check, page)
+}
+
+fn send(ui: &TestUi, cookie: &str, check: &str) -> String {
+    let send = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), cookie)), "/run/");
+    finished(ui, cookie, &send).body
+}
+
+/// Week 1 sends ten people but one, whom the person put on the never-call list; week 2 the
+/// same export with 20 more people: the check shows the nine as already on the service and
+/// the one as not to be called, the send covers the 20 new ones, and the service holds 29
+/// leads, each once, never the one. A CLI `import` of the same file afterwards sends nothing
+/// and names the one as suppressed.
+#[test]
+fn week_two_sends_only_what_is_new_and_never_the_number_left_out_for_good() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 2);
+    let cookie = ui.login();
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+
+    // Duplicates allowed: a row sent again would be a second lead, and counted.
+    let allow = [("allow_duplicates", "on")];
+    let (check, page) = checked(&ui, &cookie, &people(10), &allow);
+    assert_eq!(figure(&page, "valid"), 10, "{page}");
+    let row = ui.get(&format!("{check}/row/4"), &cookie);
+    assert!(row.body.contains("Never call this number"), "{}", row.body);
+    let never = ui.send(ui.post(&format!("{check}/row/4/never"), &cookie));
+    redirected(&never, &format!("{check}/row/4?saved=1"));
+    let list = ui.get("/never-call", &cookie);
+    assert!(list.body.contains("+4915110000002") && list.body.contains("row 4"), "{}", list.body);
+    let sent = send(&ui, &cookie, &check);
+    assert_eq!(leads().len(), 9, "{sent}");
+
+    let (check, page) = checked(&ui, &cookie, &people(30), &allow);
+    assert_eq!(figure(&page, "on_service"), 9, "already on the service: {page}");
+    assert_eq!(figure(&page, "do_not_call"), 1, "the one left out for good: {page}");
+    assert_eq!(figure(&page, "valid"), 20, "only the new ones are ready: {page}");
+    assert!(page.contains("already on the service"), "{page}");
+    assert!(page.contains("Send 20 leads") || page.contains("20 leads"), "{page}");
+    send(&ui, &cookie, &check);
+    let on_service: Vec<String> = leads().into_iter().map(|l| l.phone_number).collect();
+    assert_eq!(on_service.len(), 29, "each once: {on_service:?}");
+    assert!(!on_service.contains(&"+4915110000002".to_string()), "never the one");
+
+    // The command line, with the same state folder, holds the row to the same list.
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::support::write(dir.path(), "export.csv", &people(30));
+    let report = dir.path().join("r.json");
+    let (_, _) = sandbox
+        .cli(ALICE)
+        .env("LEADSYNC_STATE_DIR", ui.dir.path().join("state"))
+        .args(["import", file.to_str().unwrap(), "--campaign", "10", "--skip-existing"])
+        .args(["--report", report.to_str().unwrap()])
+        .expect_code(0);
+    let report = crate::support::json(&std::fs::read_to_string(&report).unwrap());
+    let row = report["rows"].as_array().unwrap().iter().find(|r| r["row"] == 4).unwrap();
+    assert_eq!(row["errors"][0]["code"], "suppressed", "{row}");
+    assert_eq!(leads().len(), 29, "nothing sent twice, the one never");
+}
+
+/// The list's page: a number typed in is read as a sheet's number is and added, shown, and
+/// taken off again; what is not a number is refused in words.
+#[test]
+fn the_never_call_list_can_be_seen_and_changed() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 1);
+    let cookie = ui.login();
+    let page = ui.get("/never-call", &cookie);
+    assert!(page.body.contains("No number is on the list yet."), "{}", page.body);
+    let added = ui.send(ui.post("/never-call/add", &cookie).form(&[("number", "0151 2345 6789")]));
+    redirected(&added, "/never-call");
+    let page = ui.get("/never-call", &cookie);
+    assert!(page.body.contains("+4915123456789"), "{}", page.body);
+    let refused = ui.send(ui.post("/never-call/add", &cookie).form(&[("number", "ja")]));
+    assert_eq!(refused.status, 422);
+    assert!(refused.body.contains("is not a phone number"), "{}", refused.body);
+    let removed =
+        ui.send(ui.post("/never-call/remove", &cookie).form(&[("number", "+4915123456789")]));
+    redirected(&removed, "/never-call");
+    let page = ui.get("/never-call", &cookie);
+    assert!(!page.body.contains("+4915123456789"), "{}", page.body);
+    ui.assert_token_never_sent();
+}
+
+/// What she did: on the Mapping page she changed a column's role to consent and pressed the
+/// check at once. The form sends every choice with that button, so the check holds every row
+/// to the consent column: nobody who said "nein" is ready to call.
+#[test]
+fn a_role_changed_and_checked_at_once_is_the_role_used() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 1);
+    let cookie = ui.login();
+    let csv = "Name,Telefon,Anruf erlaubt\nAnna,+4915110000001,ja\nBert,+4915110000002,nein\n\
+               Cleo,+4915110000003,\nDirk,+4915110000004,ja\n";
+    let reading = ui.upload_ok(&cookie, "export.csv", csv.as_bytes());
+    let mapping = reading.replace("/reading/", "/mapping/");
+    let page = ui.get(&mapping, &cookie);
+    let form = super::steps::the_form(&page.body);
+    let consent = super::steps::column_index(&page.body, "Anruf erlaubt");
+    // Every field of the page's one form, as the browser sends it, with one select changed.
+    let mut fields = form_fields(form);
+    for (name, value) in fields.iter_mut() {
+        if *name == format!("role{consent}") {
+            *value = "consent".to_string();
+        }
+    }
+    fields.retain(|(name, _)| name != "campaign");
+    fields.push(("campaign".to_string(), "10".to_string()));
+    let id = mapping.trim_start_matches("/mapping/");
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&fields));
+    let check = redirected(&started, "/run/");
+    let page = finished(&ui, &cookie, &check).body;
+    assert_eq!(figure(&page, "valid"), 2, "Anna and Dirk only: {page}");
+    assert_eq!(figure(&page, "do_not_call"), 2, "Bert's nein, Cleo's nothing: {page}");
+}
+
+/// The fields a browser sends for a form: each input's, select's (its selected option, else
+/// its first) and checked box's name and value, in order. Enough of HTML for this page.
+fn form_fields(form: &str) -> Vec<(String, String)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let value = tag.split(&format!(" {name}=\"")).nth(1)?;
+        Some(html_unescape(&value[..value.find('"')?]))
+    };
+    let mut out = Vec::new();
+    let mut rest = form;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        if tag.starts_with("<input") {
+            let kind = attr(tag, "type").unwrap_or_default();
+            let keep = match kind.as_str() {
+                "file" | "submit" => false,
+                "checkbox" => tag.contains(" checked"),
+                _ => true,
+            };
+            if let (true, Some(name)) = (keep, attr(tag, "name")) {
+                let value = attr(tag, "value").unwrap_or_else(|| "on".to_string());
+                out.push((name, value));
+            }
+        } else if tag.starts_with("<select")
+            && let Some(name) = attr(tag, "name")
+        {
+            let body = &rest[..rest.find("</select>").unwrap()];
+            let options: Vec<&str> = body.split("<option").skip(1).collect();
+            let chosen = options.iter().find(|o| o.contains(" selected")).or(options.first());
+            let value = chosen.and_then(|o| attr(o, "value")).unwrap_or_default();
+            out.push((name, value));
+        }
+        rest = &rest[1..];
+    }
+    out
+}
+
+fn html_unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}

@@ -20,6 +20,7 @@
 //! browser sends this server's `Origin` with it, and the guard refuses any other.
 
 mod assets;
+mod download;
 mod error;
 mod guard;
 mod headers;

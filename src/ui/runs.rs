@@ -78,6 +78,9 @@ pub(super) struct Run {
     pub started: std::time::Instant,
     /// The rows a send will go through: its check's count.
     pub expected_rows: Option<u64>,
+    /// A send's check, and how many leads that check found ready to send: every send of one
+    /// check (the first, the rest after a pause) is one send to the person.
+    pub check: Option<(String, u64)>,
     state: Mutex<State>,
     /// The person's edits so far: a check's change on its page, a send's fixed at its start.
     edits: Mutex<Arc<Edits>>,
@@ -218,6 +221,13 @@ impl Runs {
         self.runs.lock().expect("the table is never left half-written").get(id).cloned()
     }
 
+    /// The newest send of the check `check_id`, if it was sent.
+    pub(super) fn latest_send_of(&self, check_id: &str) -> Option<(String, Arc<Run>)> {
+        self.newest_first().into_iter().find(|(_, run)| {
+            run.kind == Kind::Send && run.check.as_ref().is_some_and(|(id, _)| id == check_id)
+        })
+    }
+
     /// Starts `opts` (its reports set here) on a thread of its own; returns the run's id.
     pub(super) fn start(
         &self,
@@ -226,7 +236,7 @@ impl Runs {
         query: String,
         mut opts: ImportOptions,
         client: Option<Client>,
-        expected_rows: Option<u64>,
+        (expected_rows, check): (Option<u64>, Option<(String, u64)>),
     ) -> std::io::Result<String> {
         let id = new_id();
         let folder = self.dir.join(&id);
@@ -255,6 +265,7 @@ impl Runs {
             making: tokio::sync::Mutex::new(()),
             started: std::time::Instant::now(),
             expected_rows,
+            check,
             state: Mutex::new(State::Running),
         });
         self.runs
@@ -278,8 +289,19 @@ impl Runs {
         Ok(id)
     }
 
-    /// Every run of this server's life, the newest first: the Source page lists them, so a send
-    /// whose tab was closed is found again.
+    /// The runs a person tells apart, the newest first: every check, and of each check's sends
+    /// only the newest (sending the rest is the same send to her, not a new one).
+    pub(super) fn listed(&self) -> Vec<(String, Arc<Run>)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut all = self.newest_first();
+        all.retain(|(_, run)| match &run.check {
+            Some((check, _)) if run.kind == Kind::Send => seen.insert(check.clone()),
+            _ => true,
+        });
+        all
+    }
+
+    /// Every run of this server's life, the newest first.
     pub(super) fn newest_first(&self) -> Vec<(String, Arc<Run>)> {
         let runs = self.runs.lock().expect("the table is never left half-written");
         let mut all: Vec<_> = runs.iter().map(|(id, run)| (id.clone(), run.clone())).collect();

@@ -167,6 +167,17 @@ pub struct Text {
     pub stop_button: &'static str,
     pub stopping: &'static str,
     pub stopped: &'static str,
+    pub paused: fn(u64) -> String,
+    pub check_not_finished: &'static str,
+    pub check_not_usable: &'static str,
+    pub sent_already: &'static str,
+    pub send_under_way: &'static str,
+    pub see_results: &'static str,
+    pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
+    pub for_it: &'static str,
+    pub report_file: fn(&str) -> String,
+    pub fix_file: fn(&str) -> String,
+    pub corrected_file: fn(&str) -> String,
     pub send_rest: &'static str,
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
@@ -425,6 +436,30 @@ pub const EN: Text = Text {
     stopping: "Stopping: the requests under way finish first.",
     stopped: "Stopped before the end: the rows not sent yet go out when you send again.",
     send_rest: "Send the rest",
+    paused: |left| match left {
+        1 => "Paused. 1 lead is not sent yet: “Send the rest” sends it.".to_string(),
+        n => format!("Paused. {n} leads are not sent yet: “Send the rest” sends them."),
+    },
+    check_not_finished: "This check is still running: send once it is done.",
+    check_not_usable: "Only a check that finished can be sent: check the sheet again.",
+    sent_already: "These rows are sent.",
+    send_under_way: "These rows are being sent.",
+    see_results: "See the results",
+    results_sentence: |created, campaign, skipped, to_fix| {
+        let leads = match created {
+            1 => "1 lead is".to_string(),
+            n => format!("{n} leads are"),
+        };
+        let place = match campaign {
+            Some(name) => format!("in the campaign “{name}”"),
+            None => "in their campaigns".to_string(),
+        };
+        format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
+    },
+    for_it: "For IT",
+    report_file: |stem| format!("{stem} – check report.html"),
+    fix_file: |stem| format!("{stem} – fixes.xlsx"),
+    corrected_file: |stem| format!("{stem} – corrected.xlsx"),
     journal_note: |path| {
         format!("`leadsync import` with the same file resumes this run too. Its journal: {path}")
     },
@@ -708,6 +743,34 @@ pub const DE: Text = Text {
     stopping: "Wird angehalten: Laufende Anfragen werden noch beendet.",
     stopped: "Vor dem Ende angehalten: Die noch nicht gesendeten Zeilen gehen beim nächsten Senden raus.",
     send_rest: "Den Rest senden",
+    paused: |left| match left {
+        1 => {
+            "Angehalten. 1 Lead ist noch nicht gesendet: „Den Rest senden“ sendet ihn.".to_string()
+        }
+        n => {
+            format!("Angehalten. {n} Leads sind noch nicht gesendet: „Den Rest senden“ sendet sie.")
+        }
+    },
+    check_not_finished: "Diese Prüfung läuft noch: Senden Sie, wenn sie fertig ist.",
+    check_not_usable: "Nur eine fertige Prüfung kann gesendet werden: Prüfen Sie die Tabelle erneut.",
+    sent_already: "Diese Zeilen sind gesendet.",
+    send_under_way: "Diese Zeilen werden gerade gesendet.",
+    see_results: "Zum Ergebnis",
+    results_sentence: |created, campaign, skipped, to_fix| {
+        let leads = match created {
+            1 => "1 Lead ist".to_string(),
+            n => format!("{n} Leads sind"),
+        };
+        let place = match campaign {
+            Some(name) => format!("in der Kampagne „{name}“"),
+            None => "in ihren Kampagnen".to_string(),
+        };
+        format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
+    },
+    for_it: "Für die IT",
+    report_file: |stem| format!("{stem} – Prüfbericht.html"),
+    fix_file: |stem| format!("{stem} – Korrekturen.xlsx"),
+    corrected_file: |stem| format!("{stem} – korrigiert.xlsx"),
     journal_note: |path| {
         format!(
             "`leadsync import` mit derselben Datei setzt diesen Lauf ebenfalls fort. Sein Journal: {path}"

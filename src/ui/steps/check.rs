@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::runs::{DOWNLOADS, EDITS, Finished, Kind, Run, State as RunState};
 use super::super::text::Text;
+use super::super::{App, download};
 use super::ReadingChoice;
 use super::mapping::headers_and_mapping;
 use crate::journal::OnChange;
@@ -78,10 +78,12 @@ pub(in super::super) async fn start_check(
     opts.display = Display::Hidden;
     // Every choice travels with the way back to the Mapping page, which shows them again.
     let query = super::choices::as_query(&super::choices::carried(&pairs));
-    start(&app, &view, Kind::Check, &id, query, opts, None)
+    start(&app, &view, Kind::Check, &id, query, opts, (None, None))
 }
 
-/// Sends what a finished check checked, with the same options.
+/// Sends what a finished check checked, with the same options; from a send, sends its rest.
+/// One check is one send to the person: while its send goes, or once it sent everything, the
+/// button leads to that send instead of starting another.
 pub(in super::super) async fn start_send(
     State(app): State<App>,
     view: View,
@@ -94,6 +96,15 @@ pub(in super::super) async fn start_send(
     };
     if app.client.is_none() {
         return failed_page(&view, label, t.no_service_to_send, StatusCode::CONFLICT);
+    }
+    let check = match sent_check(&run_id, &run) {
+        Ok(check) => check,
+        Err(message) => return failed_page(&view, label, message(t), StatusCode::CONFLICT),
+    };
+    if let Some((send_id, send)) = app.runs.latest_send_of(&check.0)
+        && !has_rest(&send)
+    {
+        return Redirect::to(&format!("/run/{send_id}")).into_response();
     }
     // With the changes made on the check's page since it finished.
     let mut opts = run.options();
@@ -113,7 +124,37 @@ pub(in super::super) async fn start_send(
         RunState::Done(finished) => Some(finished.summary.rows),
         _ => None,
     };
-    start(&app, &view, Kind::Send, &run.source, run.query.clone(), opts, expected)
+    let sizes = (expected, Some(check));
+    start(&app, &view, Kind::Send, &run.source, run.query.clone(), opts, sizes)
+}
+
+/// The check a send sends (its id and its count of leads ready), which must have finished
+/// well: a check still running or failed has nothing settled to send.
+fn sent_check(run_id: &str, run: &Run) -> Result<(String, u64), Said> {
+    if let Some(check) = &run.check {
+        return Ok(check.clone());
+    }
+    match (run.kind, run.state()) {
+        (Kind::Check, RunState::Done(finished)) if !finished.interrupted => {
+            Ok((run_id.to_string(), finished.summary.valid))
+        }
+        (Kind::Check, RunState::Running) => Err(|t| t.check_not_finished),
+        _ => Err(|t| t.check_not_usable),
+    }
+}
+
+/// Words of the catalog, chosen before the page's language is applied.
+type Said = fn(&Text) -> &'static str;
+
+/// Whether a send left rows to send: it stopped or failed before its end, or rows failed.
+fn has_rest(send: &Run) -> bool {
+    match send.state() {
+        RunState::Running => false,
+        RunState::Failed(_) => true,
+        RunState::Done(finished) => {
+            finished.interrupted || finished.summary.not_sent + finished.summary.failed > 0
+        }
+    }
 }
 
 fn start(
@@ -123,9 +164,9 @@ fn start(
     source: &str,
     query: String,
     opts: crate::pipeline::ImportOptions,
-    expected_rows: Option<u64>,
+    sizes: (Option<u64>, Option<(String, u64)>),
 ) -> Response {
-    match app.runs.start(kind, source, query, opts, app.client.clone(), expected_rows) {
+    match app.runs.start(kind, source, query, opts, app.client.clone(), sizes) {
         Ok(run_id) => Redirect::to(&format!("/run/{run_id}")).into_response(),
         Err(error) => {
             let label = app.service.label(view.text());
@@ -211,15 +252,23 @@ pub(in super::super) async fn show(
             })
             .await
             .unwrap_or_else(|e| page::error_box(t, &e.to_string()));
-            done(&app, &run_id, &run, finished, &rows, t)
+            let campaign = match run.kind {
+                Kind::Send => campaign_name(&app, &run).await,
+                Kind::Check => None,
+            };
+            let shown = Shown { rows: &rows, campaign: campaign.as_deref() };
+            done(&app, &run_id, &run, finished, shown, t)
         }
     };
     page::page(&view, label, step, title, &body, StatusCode::OK)
 }
 
-/// A report of the run, as a download.
+/// A report of the run: the HTML report opens in a tab, the others download, each named after
+/// the person's file in her language, streamed from disk (memory does not grow with the size
+/// of a report or the number of downloads at once).
 pub(in super::super) async fn file(
     State(app): State<App>,
+    view: View,
     Path((run_id, name)): Path<(String, String)>,
 ) -> Response {
     let Some(run) = app.runs.get(&run_id) else { return StatusCode::NOT_FOUND.into_response() };
@@ -228,23 +277,33 @@ pub(in super::super) async fn file(
         return StatusCode::NOT_FOUND.into_response();
     };
     let Some(path) = run.report(name).await else { return StatusCode::NOT_FOUND.into_response() };
-    let Ok(bytes) = tokio::fs::read(path).await else {
+    let Ok(file) = tokio::fs::File::open(path).await else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let content_type = match name.rsplit('.').next() {
-        Some("html") => "text/html; charset=utf-8",
-        Some("json") => "application/json",
-        _ => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    let t = view.text();
+    let stem = file_stem(&run.opts.location);
+    let (content_type, kind, named) = match name.rsplit('.').next() {
+        Some("html") => ("text/html; charset=utf-8", "inline", (t.report_file)(&stem)),
+        Some("json") => ("application/json", "attachment", format!("{stem} – report.json")),
+        _ => (XLSX, "attachment", (t.fix_file)(&stem)),
     };
-    let disposition = format!("attachment; filename=\"{name}\"");
-    (
-        [
-            (header::CONTENT_TYPE, content_type.to_string()),
-            (header::CONTENT_DISPOSITION, disposition),
-        ],
-        bytes,
-    )
-        .into_response()
+    let headers = [
+        (header::CONTENT_TYPE, content_type.to_string()),
+        (header::CONTENT_DISPOSITION, download::disposition(kind, &named)),
+    ];
+    (headers, download::body(file)).into_response()
+}
+
+const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/// The name of the person's file without its folder and extension, for the downloads' names.
+pub(super) fn file_stem(location: &str) -> String {
+    let last = location.rsplit(['/', '\\']).next().unwrap_or(location);
+    let stem = last.rsplit_once('.').map_or(last, |(stem, _)| stem);
+    match stem.trim() {
+        "" => "leadsync".to_string(),
+        stem => stem.to_string(),
+    }
 }
 
 fn running(run_id: &str, run: &Run, t: &Text) -> String {
@@ -301,9 +360,15 @@ pub(super) fn live_status(run: &Run, t: &Text) -> String {
             Esc(&(t.progress_line)(so_far, total, eta, so_far as f64 / elapsed.max(0.001)))
         );
     }
-    // What the send is at in the terminal's words: the service's limit, retries waiting.
+    // What the send is at in the terminal's words (the service's limit, retries waiting):
+    // for the IT, folded away, so the page has one progress line in its own language.
     if let Some(line) = run.opts.board.as_ref().map(|b| b.line()).filter(|l| !l.is_empty()) {
-        let _ = write!(body, "<p class=\"hint\">{}</p>", Esc(&line));
+        let _ = write!(
+            body,
+            "<details class=\"for-it\"><summary>{}</summary><p>{}</p></details>",
+            Esc(t.for_it),
+            Esc(&line)
+        );
     }
     if !counts.is_empty() {
         body.push_str("<dl class=\"counts\">");
@@ -320,34 +385,34 @@ pub(super) fn live_status(run: &Run, t: &Text) -> String {
     body
 }
 
-fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, rows: &str, t: &Text) -> String {
+fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t: &Text) -> String {
     let mut body = String::new();
+    if run.kind == Kind::Send {
+        let _ = write!(
+            body,
+            "<p class=\"lead\" role=\"status\">{}</p>",
+            Esc(&sentence(finished, shown.campaign, t))
+        );
+    }
     if finished.interrupted {
-        body.push_str(&page::error_box(t, t.stopped));
+        // A pause, not a failure: nothing went wrong, and the rest goes out when she says so.
+        let _ = write!(
+            body,
+            "<p class=\"notice\" role=\"status\">{}</p>",
+            Esc(&(t.paused)(unsent(run, finished)))
+        );
     }
     body.push_str(&counts(&finished.summary, t));
     body.push_str(&reasons(&finished.top_reasons, t));
     if run.kind == Kind::Check {
         body.push_str(&reason_actions(run_id, run, &finished.top_reasons, t));
     }
-    body.push_str(rows);
+    body.push_str(shown.rows);
     body.push_str(&downloads(run_id, run, t));
     match run.kind {
         Kind::Check => body.push_str(&send_form(app, run_id, &finished.summary, t)),
         Kind::Send => {
-            if let Some(journal) = &finished.journal {
-                let journal = journal.display().to_string();
-                let note = match run.edits().is_empty() {
-                    true => (t.journal_note)(&journal),
-                    false => {
-                        let edits = run.folder.join(EDITS).display().to_string();
-                        (t.journal_edits_note)(&journal, &edits)
-                    }
-                };
-                let _ = write!(body, "<p>{}</p>", Esc(&note));
-            }
-            let left = finished.summary.not_sent + finished.summary.failed;
-            if left > 0 && app.client.is_some() {
+            if has_rest(run) && app.client.is_some() {
                 let _ = write!(
                     body,
                     "<form method=\"post\" action=\"/send/{}\"><button type=\"submit\">{}</button></form>",
@@ -355,10 +420,60 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, rows: &str, t: 
                     Esc(t.send_rest)
                 );
             }
+            body.push_str(&for_it(run, finished, t));
         }
     }
     body.push_str(&back(run, t));
     body
+}
+
+/// What a finished page shows beside the run's own state.
+struct Shown<'a> {
+    rows: &'a str,
+    /// The campaign every lead went into, by name, when one was chosen for all.
+    campaign: Option<&'a str>,
+}
+
+/// The results in one plain sentence: how many leads are now where, how many were skipped,
+/// how many need fixing.
+fn sentence(finished: &Finished, campaign: Option<&str>, t: &Text) -> String {
+    let s = &finished.summary;
+    let skipped = s.skipped_existing + s.do_not_call + s.excluded + s.duplicates;
+    (t.results_sentence)(s.created, campaign, skipped, s.rejected + s.failed)
+}
+
+/// The leads of a paused send not sent yet: of the ones its check found ready, those neither
+/// created nor found on the service; at least the rows the send read and left.
+fn unsent(run: &Run, finished: &Finished) -> u64 {
+    let s = &finished.summary;
+    let planned = run.check.as_ref().map_or(0, |(_, ready)| *ready);
+    planned.saturating_sub(s.created + s.skipped_existing).max(s.not_sent + s.failed)
+}
+
+/// The command line's way to the same run, folded away: the journal and the edits file.
+fn for_it(run: &Run, finished: &Finished, t: &Text) -> String {
+    let Some(journal) = &finished.journal else { return String::new() };
+    let journal = journal.display().to_string();
+    let note = match run.edits().is_empty() {
+        true => (t.journal_note)(&journal),
+        false => {
+            let edits = run.folder.join(EDITS).display().to_string();
+            (t.journal_edits_note)(&journal, &edits)
+        }
+    };
+    format!(
+        "<details class=\"for-it\"><summary>{}</summary><p>{}</p></details>",
+        Esc(t.for_it),
+        Esc(&note)
+    )
+}
+
+/// The name of the campaign the run put every lead into, asked of the service.
+async fn campaign_name(app: &App, run: &Run) -> Option<String> {
+    let chosen = run.opts.campaign.as_deref()?;
+    let book = app.client.as_ref()?.list_campaigns().await.ok()?;
+    let book = crate::validate::CampaignBook::new(book.into_iter().map(|c| (c.id, c.name)));
+    book.resolve(chosen).ok().map(|found| found.name)
 }
 
 fn counts(summary: &Summary, t: &Text) -> String {
@@ -415,9 +530,14 @@ fn reasons(top: &[(IssueCode, u64)], t: &Text) -> String {
 fn downloads(run_id: &str, run: &Run, t: &Text) -> String {
     let mut out = format!("<h2>{}</h2><ul class=\"downloads\">", Esc(t.downloads));
     for (name, label) in DOWNLOADS.iter().zip(t.download_names) {
+        // The HTML report is a page to read: it opens in a tab of its own.
+        let how = match name.ends_with(".html") {
+            true => "target=\"_blank\" rel=\"noopener\"",
+            false => "download",
+        };
         let _ = write!(
             out,
-            "<li><a href=\"/run/{}/files/{name}\" download>{}</a></li>",
+            "<li><a href=\"/run/{}/files/{name}\" {how}>{}</a></li>",
             Esc(run_id),
             Esc(label)
         );
@@ -482,6 +602,30 @@ fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> String {
     let mut out = format!("<h2>{}</h2>", Esc(t.send_legend));
     if app.client.is_none() {
         let _ = write!(out, "<p>{}</p>", Esc(t.no_service_to_send));
+        return out;
+    }
+    // Sent already (the way back after a send lands here): the send, or its rest.
+    if let Some((send_id, send)) = app.runs.latest_send_of(run_id) {
+        let said = match (send.state(), has_rest(&send)) {
+            (RunState::Running, _) => t.send_under_way,
+            (_, false) => t.sent_already,
+            (_, true) => t.stopped,
+        };
+        let _ = write!(
+            out,
+            "<p>{}</p><p><a href=\"/run/{}\">{}</a></p>",
+            Esc(said),
+            Esc(&send_id),
+            Esc(t.see_results)
+        );
+        if has_rest(&send) {
+            let _ = write!(
+                out,
+                "<form method=\"post\" action=\"/send/{}\"><button type=\"submit\">{}</button></form>",
+                Esc(&send_id),
+                Esc(t.send_rest)
+            );
+        }
         return out;
     }
     if summary.valid == 0 {

@@ -14,10 +14,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use super::super::App;
 use super::super::page::{self, Esc, Step, View};
 use super::super::runs::{Kind, Run, State as RunState};
 use super::super::text::Text;
+use super::super::{App, download};
 use super::check::rows_table;
 use super::field;
 use crate::edits::Edits;
@@ -151,8 +151,14 @@ pub(in super::super) async fn for_reason(
         return refusal(&app, &view, &message, StatusCode::UNPROCESSABLE_ENTITY);
     }
     let opts = run.options();
-    let started =
-        app.runs.start(Kind::Check, &run.source, run.query.clone(), opts, app.client.clone(), None);
+    let started = app.runs.start(
+        Kind::Check,
+        &run.source,
+        run.query.clone(),
+        opts,
+        app.client.clone(),
+        (None, None),
+    );
     match started {
         Ok(new_run) => Redirect::to(&format!("/run/{new_run}")).into_response(),
         Err(error) => refusal(&app, &view, &error.to_string(), StatusCode::INTERNAL_SERVER_ERROR),
@@ -198,18 +204,16 @@ pub(in super::super) async fn corrected(
         Err(refused) => return *refused,
     };
     let Some(path) = run.corrected().await else { return StatusCode::NOT_FOUND.into_response() };
-    let Ok(bytes) = tokio::fs::read(path).await else {
+    let Ok(file) = tokio::fs::File::open(path).await else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-    (
-        [
-            (header::CONTENT_TYPE, content_type),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"corrected.xlsx\""),
-        ],
-        bytes,
-    )
-        .into_response()
+    let named = (view.text().corrected_file)(&super::check::file_stem(&run.opts.location));
+    let headers = [
+        (header::CONTENT_TYPE, content_type.to_string()),
+        (header::CONTENT_DISPOSITION, download::disposition("attachment", &named)),
+    ];
+    (headers, download::body(file)).into_response()
 }
 
 /// The run, when it is a finished check: only those have rows to change.

@@ -102,7 +102,7 @@ fn to_reading(id: &str) -> Response {
 /// The checks and sends of this server's life, each linked to its page: a send goes on when its
 /// tab is closed, and is found here again.
 fn runs_so_far(app: &App, t: &Text) -> String {
-    let runs = app.runs.newest_first();
+    let runs = app.runs.listed();
     if runs.is_empty() {
         return String::new();
     }

@@ -332,7 +332,7 @@ fn a_send_with_edits_resumes_only_with_the_same_edits() {
     }
     ui.send(ui.post(&format!("{send}/stop"), &cookie));
     let stopped = finished(&ui, &cookie, &send);
-    assert!(stopped.body.contains("Stopped before the end"), "{}", stopped.body);
+    assert!(stopped.body.contains("Paused. "), "{}", stopped.body);
     let first = leads().len() as u64;
     assert!(first < valid, "stopped midway: {first} of {valid}");
 
@@ -347,7 +347,7 @@ fn a_send_with_edits_resumes_only_with_the_same_edits() {
     // The same edits: the rest, once.
     let rest = redirected(&ui.send(ui.post(&format!("/send{}", &send[4..]), &cookie)), "/run/");
     let done = finished(&ui, &cookie, &rest);
-    assert!(!done.body.contains("Stopped before the end"), "{}", done.body);
+    assert!(!done.body.contains("Paused. "), "{}", done.body);
     let on_service = leads();
     assert_eq!(on_service.len() as u64, valid, "every row once, none twice");
     assert!(on_service.iter().any(|l| l.phone_number == "+4915176543210"), "as edited");

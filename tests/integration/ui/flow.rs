@@ -102,10 +102,14 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
     assert!(!rows_shown(&reason.body).is_empty());
     let found = ui.get(&format!("{check}?q=m%C3%BCller"), &cookie);
     assert_eq!(rows_shown(&found.body), [3], "a search in any case: {}", found.body);
-    for name in ["report.html", "fix.xlsx"] {
+    // Named after her file; the HTML report opens in a tab, the fix file downloads.
+    for (name, how) in [
+        ("report.html", "inline; filename=\"leads _ check report.html\""),
+        ("fix.xlsx", "attachment; filename=\"leads _ fixes.xlsx\""),
+    ] {
         let file = ui.get(&format!("{check}/files/{name}"), &cookie);
         assert_eq!(file.status, 200);
-        assert!(file.header("content-disposition").starts_with("attachment"));
+        assert!(file.header("content-disposition").starts_with(how), "{:?}", file.headers);
     }
     assert_eq!(ui.get(&format!("{check}/files/..%2Frows.sqlite"), &cookie).status, 404);
 
@@ -121,6 +125,19 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
     let on_service = leads();
     assert_eq!(on_service.len() as u64, valid);
     assert!(results.body.contains("journal"), "where the CLI resumes it: {}", results.body);
+    // The campaign column named each row's: no one campaign to name.
+    let said = format!("{valid} leads are now in their campaigns;");
+    assert!(results.body.contains(&said), "one plain sentence first: {}", results.body);
+
+    // Back on the check: it says the rows are sent, and sending again is the same send.
+    let again = ui.get(&check, &cookie);
+    assert!(again.body.contains("These rows are sent."), "{}", again.body);
+    assert!(!again.body.contains(&format!("Send {valid} leads")), "{}", again.body);
+    let twice = ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie));
+    assert_eq!(redirected(&twice, "/run/"), send, "no second send of one check");
+    assert_eq!(leads().len() as u64, valid);
+    let listed = ui.get("/", &cookie).body;
+    assert_eq!(listed.matches(">Sending · ").count(), 1, "one send listed: {listed}");
     ui.assert_token_never_sent();
 }
 
@@ -169,15 +186,21 @@ fn a_send_stopped_from_the_page_sends_the_rest_exactly_once() {
     let stopped = ui.send(ui.post(&format!("{send}/stop"), &cookie));
     assert_eq!(stopped.status, 303);
     let results = finished(&ui, &cookie, &send);
-    assert!(results.body.contains("Stopped before the end"), "{}", results.body);
+    assert!(results.body.contains("Paused. "), "{}", results.body);
+    assert!(!results.body.contains("class=\"error\""), "a pause is no error: {}", results.body);
     let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
     let first = leads().len() as u64;
     assert!(first > 0 && first < valid, "stopped midway: {first} of {valid}");
+    let left = match valid - first {
+        1 => "1 lead is not sent yet".to_string(),
+        n => format!("{n} leads are not sent yet"),
+    };
+    assert!(results.body.contains(&left), "the true number left: {}", results.body);
     assert!(results.body.contains("Send the rest"), "{}", results.body);
 
     let rest = redirected(&ui.send(ui.post(&format!("/send{}", &send[4..]), &cookie)), "/run/");
     let again = finished(&ui, &cookie, &rest);
-    assert!(!again.body.contains("Stopped before the end"), "{}", again.body);
+    assert!(!again.body.contains("Paused. "), "{}", again.body);
     let on_service = leads();
     assert_eq!(on_service.len() as u64, valid, "every valid row, once");
 }
@@ -216,6 +239,14 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
     let refused = check(&[]);
     assert!(refused.body.contains("vertragsende"), "{}", refused.body);
     assert!(refused.body.contains("The run stopped with an error"), "{}", refused.body);
+    // A failed check has nothing settled to send: its send is refused, and nothing starts.
+    let form = [("campaign", "10"), ("assistant", "101")];
+    let failed = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    let failed = redirected(&failed, "/run/");
+    finished(&ui, &cookie, &failed);
+    let send = ui.send(ui.post(&format!("/send{}", &failed[4..]), &cookie));
+    assert_eq!(send.status, 409, "{}", send.body);
+    assert!(send.body.contains("Only a check that finished can be sent"), "{}", send.body);
 
     // Notes sent as `vertragsende`: rows whose Notes are empty would open with a gap.
     let notes = super::steps::column_index(&page.body, "Notes");
@@ -267,5 +298,5 @@ fn a_throttled_send_says_on_its_page_what_it_waits_for() {
         live.body
     );
     let results = finished(&ui, &cookie, &send);
-    assert!(!results.body.contains("Stopped before the end"), "{}", results.body);
+    assert!(!results.body.contains("Paused. "), "{}", results.body);
 }

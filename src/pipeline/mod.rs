@@ -86,6 +86,9 @@ pub struct ImportOptions {
     pub edits: Arc<Edits>,
     /// Where a send's status line is kept for a front that shows it itself (the browser).
     pub board: Option<Arc<progress::Board>>,
+    /// The language of the HTML report and the fix file for Excel; English unless a front
+    /// asks for another (the CLI asks the environment, the browser the page's language).
+    pub lang: crate::row::Lang,
 }
 
 /// How a non-dry run sends and keeps its journal.
@@ -183,6 +186,7 @@ pub async fn import(
     let shape = report::SourceShape {
         delimiter: source.delimiter.unwrap_or(b','),
         phone_column: Some(plan.phone),
+        lang: opts.lang,
     };
     let reports = Reports::create(&opts.reports, &headers, shape)?;
     let mut run = RunInfo {

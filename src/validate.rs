@@ -15,7 +15,7 @@ use crate::assistant::AssistantCheck;
 use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
 use crate::mapping::Plan;
 use crate::phone::{PhoneParser, PhoneProblem};
-use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus};
+use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus, Said};
 use crate::source::Record;
 
 /// The campaigns rows may name, from the service's live list.
@@ -55,17 +55,9 @@ impl CampaignBook {
             (None, [i]) => *i,
             (None, []) => return Err(self.unknown(text)),
             (None, many) => {
-                let ids: Vec<String> =
-                    many.iter().map(|&i| self.campaigns[i].0.to_string()).collect();
-                return Err(Issue::new(
-                    IssueCode::AmbiguousCampaign,
-                    None,
-                    format!(
-                        "several campaigns are named `{}` (ids {}): use the id",
-                        text.trim(),
-                        ids.join(", ")
-                    ),
-                ));
+                let ids = many.iter().map(|&i| self.campaigns[i].0).collect();
+                let said = Said::AmbiguousCampaign { name: text.trim().to_string(), ids };
+                return Err(Issue::said(IssueCode::AmbiguousCampaign, None, said));
             }
         };
         let (id, name) = &self.campaigns[index];
@@ -80,20 +72,14 @@ impl CampaignBook {
             .map(|(id, name)| (strsim::jaro_winkler(&name_key(name), &key), id, name))
             .filter(|(score, _, _)| *score > 0.75)
             .max_by(|a, b| a.0.total_cmp(&b.0));
-        let hint = match closest {
-            Some((_, id, name)) => format!(": did you mean `{name}` (id {id})?"),
-            None if self.campaigns.is_empty() => ": the account has no campaigns".to_string(),
-            None => format!(
-                "; campaigns are: {}",
-                self.campaigns
-                    .iter()
-                    .take(10)
-                    .map(|(id, n)| format!("`{n}` ({id})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+        let closest = closest.map(|(_, id, name)| (name.clone(), *id));
+        // The first ten are named only when none is close: a long list helps nobody.
+        let known = match closest {
+            Some(_) => Vec::new(),
+            None => self.campaigns.iter().take(10).map(|(id, n)| (n.clone(), *id)).collect(),
         };
-        Issue::new(IssueCode::UnknownCampaign, None, format!("no campaign `{}`{hint}", text.trim()))
+        let said = Said::UnknownCampaign { name: text.trim().to_string(), closest, known };
+        Issue::said(IssueCode::UnknownCampaign, None, said)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -257,11 +243,7 @@ impl RowChecker {
     pub fn excluded(&self, record: &Record) -> Checked {
         let mut report = self.check(record).report;
         report.status = RowStatus::Skipped;
-        report.errors = vec![Issue::new(
-            IssueCode::Excluded,
-            None,
-            "excluded on the Check page: not sent".to_string(),
-        )];
+        report.errors = vec![Issue::said(IssueCode::Excluded, None, Said::Excluded)];
         Checked { report, key: None }
     }
 
@@ -298,14 +280,9 @@ impl RowChecker {
         self.plan.phone_columns().find(|&c| holds_something(c)).unwrap_or(self.plan.phone)
     }
 
-    /// `Telefon`, or `Telefon` or `Mobil`: where a number was looked for.
-    fn phone_columns_named(&self) -> String {
-        let names: Vec<String> =
-            self.plan.phone_columns().map(|c| format!("`{}`", self.column(c))).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.concat(),
-        }
+    /// `Telefon`, or `Telefon` and `Mobil`: where a number was looked for.
+    fn phone_columns_named(&self) -> Vec<String> {
+        self.plan.phone_columns().map(|c| self.column(c)).collect()
     }
 
     fn check_phone(
@@ -319,12 +296,8 @@ impl RowChecker {
         // The column name is only needed for an issue: no allocation for a good row.
         let field = || self.column(column);
         if let Some(err) = record.cell_errors.iter().find(|e| e.column == column) {
-            let message = format!(
-                "the `{}` cell holds the spreadsheet error `{}`: fix its formula",
-                field(),
-                err.value
-            );
-            report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
+            let said = Said::PhoneCellError { column: field(), value: err.value.to_string() };
+            report.errors.push(Issue::said(IssueCode::InvalidPhone, Some(field()), said));
             return None;
         }
         let raw = record.cells.get(column).unwrap_or("");
@@ -343,15 +316,12 @@ impl RowChecker {
                     None => {}
                 }
                 if let Some(ext) = &phone.extension_dropped {
-                    let message = format!(
-                        "extension `{ext}` of `{}` dropped: the service takes none",
-                        raw.trim()
-                    );
-                    report.warnings.push(Issue::new(
-                        IssueCode::ExtensionDropped,
-                        Some(field()),
-                        message,
-                    ));
+                    let said = Said::ExtensionDropped {
+                        extension: ext.to_string(),
+                        typed: raw.trim().to_string(),
+                    };
+                    let issue = Issue::said(IssueCode::ExtensionDropped, Some(field()), said);
+                    report.warnings.push(issue);
                 }
                 if let Some(remark) = &phone.remark_dropped {
                     report.warnings.push(remark_dropped(remark, &phone.e164, field()));
@@ -363,24 +333,21 @@ impl RowChecker {
             }
             Err(PhoneProblem::Missing) => {
                 report.warnings.extend(unknown_country.map(UnknownCountry::noted));
-                let message = format!("no phone number in {}", self.phone_columns_named());
-                report.errors.push(Issue::new(IssueCode::MissingPhone, Some(field()), message));
+                let said = Said::NoPhone { columns: self.phone_columns_named() };
+                report.errors.push(Issue::said(IssueCode::MissingPhone, Some(field()), said));
                 None
             }
-            Err(problem @ PhoneProblem::ScientificNotation) => {
-                let message = format!(
-                    "`{}` in `{}`: {problem}; format the column as text and type it again",
-                    raw.trim(),
-                    field()
-                );
-                let issue = Issue::new(IssueCode::ScientificNotation, Some(field()), message);
+            Err(PhoneProblem::ScientificNotation) => {
+                let said =
+                    Said::ScientificNotation { typed: raw.trim().to_string(), column: field() };
+                let issue = Issue::said(IssueCode::ScientificNotation, Some(field()), said);
                 report.errors.push(issue);
                 None
             }
             Err(problem) => {
                 report.warnings.extend(unknown_country.map(UnknownCountry::noted));
-                let message = format!("`{}` is not a valid phone number: {problem}", raw.trim());
-                report.errors.push(Issue::new(IssueCode::InvalidPhone, Some(field()), message));
+                let said = Said::InvalidPhone { typed: raw.trim().to_string(), problem };
+                report.errors.push(Issue::said(IssueCode::InvalidPhone, Some(field()), said));
                 None
             }
         }
@@ -394,9 +361,7 @@ impl RowChecker {
             crate::mapping::CampaignSource::Fixed(_) => Some("campaign".to_string()),
         };
         if text.is_empty() {
-            let message =
-                "no campaign: fill in the campaign column or pass `--campaign`".to_string();
-            report.errors.push(Issue::new(IssueCode::MissingCampaign, field(), message));
+            report.errors.push(Issue::said(IssueCode::MissingCampaign, field(), Said::NoCampaign));
             return None;
         }
         match self.campaign_verdict(&text) {
@@ -474,14 +439,9 @@ impl RowChecker {
                     }
                 },
                 Err(problem) => {
-                    let message = format!(
-                        "secondary number `{raw}` left out: {problem}; the lead goes without it"
-                    );
-                    report.warnings.push(Issue::new(
-                        IssueCode::InvalidSecondaryPhone,
-                        column(),
-                        message,
-                    ));
+                    let said = Said::SecondaryInvalid { typed: raw.to_string(), problem };
+                    let issue = Issue::said(IssueCode::InvalidSecondaryPhone, column(), said);
+                    report.warnings.push(issue);
                 }
             }
         }
@@ -490,16 +450,20 @@ impl RowChecker {
     fn note_cell_errors(&self, record: &Record, phone_column: usize, report: &mut RowReport) {
         for err in record.cell_errors.iter().filter(|e| e.column != phone_column) {
             let field = self.column(err.column);
-            let message = format!("the `{field}` cell holds the spreadsheet error `{}`", err.value);
-            report.warnings.push(Issue::new(IssueCode::CellError, Some(field), message));
+            let said = Said::CellError { column: field.clone(), value: err.value.to_string() };
+            report.warnings.push(Issue::said(IssueCode::CellError, Some(field), said));
         }
     }
 }
 
 /// Words after a number (`(privat)`): the number goes without them, and the row says so.
 fn remark_dropped(remark: &str, e164: &str, column: String) -> Issue {
-    let message = format!("`{remark}` after the number in `{column}` is not sent: {e164} is");
-    Issue::new(IssueCode::RemarkDropped, Some(column), message)
+    let said = Said::RemarkDropped {
+        remark: remark.to_string(),
+        column: column.clone(),
+        e164: e164.to_string(),
+    };
+    Issue::said(IssueCode::RemarkDropped, Some(column), said)
 }
 
 /// A campaign named but not looked up (`--offline`): its normalized name stands in for the id.
@@ -542,13 +506,10 @@ impl Deduper {
         }
         if let Some(first) = self.first_seen(key, report.row) {
             report.status = RowStatus::Duplicate;
-            let phone = report.phone.as_deref().unwrap_or_default();
-            let message = format!("same number {phone} as row {first} in the same campaign");
-            report.errors.push(Issue::new(
-                IssueCode::DuplicateInFile,
-                Some("phone_number".to_string()),
-                message,
-            ));
+            let e164 = report.phone.clone().unwrap_or_default();
+            let said = Said::DuplicateInFile { e164, first_row: first };
+            let field = Some("phone_number".to_string());
+            report.errors.push(Issue::said(IssueCode::DuplicateInFile, field, said));
         }
         report
     }

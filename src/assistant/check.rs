@@ -8,7 +8,7 @@
 
 use super::{Speaker, Text, Use};
 use crate::mapping::{MissingVariables, Plan, snake_case};
-use crate::row::{Issue, IssueCode, RowReport, intern};
+use crate::row::{AssistantText, Issue, IssueCode, RowReport, Said, intern};
 
 /// The placeholders nothing fills, one line each: the run is refused before any row is read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,8 +28,8 @@ pub struct AssistantCheck {
 #[derive(Debug, Clone)]
 struct Needed {
     name: &'static str,
-    /// Why it is needed, for the row's message.
-    reason: String,
+    /// Why it is needed, for the row's message: the texts that say it, and the assistant.
+    reason: Said,
 }
 
 /// How alike a column's name must be to a variable's to be proposed for it.
@@ -68,10 +68,10 @@ impl AssistantCheck {
             if report.variables.get(needed.name).is_some_and(|v| !v.trim().is_empty()) {
                 continue;
             }
-            let issue = Issue::new(
+            let issue = Issue::said(
                 IssueCode::MissingVariable,
                 Some(needed.name.to_string()),
-                format!("`{}` is empty, but {}", needed.name, needed.reason),
+                needed.reason.clone(),
             );
             match self.severity {
                 MissingVariables::Error => report.errors.push(issue),
@@ -87,17 +87,23 @@ fn sent_names(plan: &Plan) -> Vec<&'static str> {
     columns.chain(plan.constants.iter().map(|(name, _)| *name)).collect()
 }
 
-/// `the initial message says `{{firma}}``, or why a variable no text names is needed.
-fn needed_reason(used: &Use, speaker: &Speaker) -> String {
-    let texts: Vec<&str> =
-        used.used_by.iter().filter(|t| **t != Text::Variables).map(|t| t.label()).collect();
-    match texts.as_slice() {
-        [] => format!(
-            "the assistant {} lists it among its variables without a value",
-            speaker.title()
-        ),
-        [one] => format!("{one} says `{{{{{}}}}}`", used.name),
-        many => format!("{} say `{{{{{}}}}}`", many.join(" and "), used.name),
+/// The row message's words for a variable `speaker` needs: the texts that say it (`the
+/// initial message says `{{firma}}``), or the assistant that lists it without a value.
+fn needed_reason(used: &Use, speaker: &Speaker) -> Said {
+    let texts = used
+        .used_by
+        .iter()
+        .filter_map(|text| match text {
+            Text::InitialMessage => Some(AssistantText::InitialMessage),
+            Text::SystemPrompt => Some(AssistantText::SystemPrompt),
+            Text::Variables => None,
+        })
+        .collect();
+    Said::MissingVariable {
+        name: used.name.clone(),
+        texts,
+        assistant: speaker.name.clone(),
+        assistant_id: speaker.id,
     }
 }
 

@@ -24,7 +24,7 @@ pub use suppress::{SuppressError, Suppression, SuppressionList};
 
 use crate::mapping::header_key;
 use crate::phone::{Phone, PhoneParser};
-use crate::row::{Issue, IssueCode};
+use crate::row::{Issue, IssueCode, Said};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GuardError {
@@ -65,7 +65,8 @@ pub enum Verdict {
 
 /// Why a number may not be called.
 enum Refusal<'a> {
-    Foreign(String),
+    /// The number's region (`None`: non-geographic), outside the allowed ones.
+    Foreign(Option<String>),
     Blocked(NumberType),
     Suppressed(&'a str),
 }
@@ -93,29 +94,29 @@ pub struct UnknownCountry {
 impl UnknownCountry {
     /// The row's number carried its country code, so the cell did not matter: a warning.
     pub fn noted(&self) -> Issue {
-        let message = format!(
-            "`{}` in `{}` is no country leadsync knows; the number has its country code and was read as written",
-            self.cell, self.header
-        );
-        Issue::new(IssueCode::UnknownCountry, Some(self.header.clone()), message)
+        let said =
+            Said::CountryUnknownRead { cell: self.cell.clone(), column: self.header.clone() };
+        Issue::said(IssueCode::UnknownCountry, Some(self.header.clone()), said)
     }
 
     /// The row's number has no country code: it cannot be read, the row is refused.
     pub fn refused(&self, number: &str) -> Issue {
-        let message = format!(
-            "`{}` in `{}` is no country leadsync knows, and `{number}` has no country code: it is not read in another country",
-            self.cell, self.header
-        );
-        Issue::new(IssueCode::UnknownCountry, Some(self.header.clone()), message)
+        let said = Said::CountryUnknownRefused {
+            cell: self.cell.clone(),
+            column: self.header.clone(),
+            typed: number.to_string(),
+        };
+        Issue::said(IssueCode::UnknownCountry, Some(self.header.clone()), said)
     }
 
     /// A secondary number without a country code: left out, the lead goes without it.
     pub fn left_out(&self, number: &str, column: Option<String>) -> Issue {
-        let message = format!(
-            "secondary number `{number}` left out: it has no country code and `{}` in `{}` is no country leadsync knows",
-            self.cell, self.header
-        );
-        Issue::new(IssueCode::UnknownCountry, column, message)
+        let said = Said::CountryUnknownSecondary {
+            typed: number.to_string(),
+            cell: self.cell.clone(),
+            column: self.header.clone(),
+        };
+        Issue::said(IssueCode::UnknownCountry, column, said)
     }
 }
 
@@ -187,45 +188,46 @@ impl Guards {
         let refusal = self.refusal(phone)?;
         // Named only for an issue: most rows have none, and the name costs an allocation.
         let field = Some(field());
+        let e164 = phone.e164.clone();
         Some(match refusal {
-            Refusal::Foreign(why) => {
-                Verdict::Reject(Issue::new(IssueCode::ForeignNumber, field, why))
+            Refusal::Foreign(region) => {
+                let said = Said::Foreign { e164, region, allowed: self.allowed() };
+                Verdict::Reject(Issue::said(IssueCode::ForeignNumber, field, said))
             }
             Refusal::Blocked(kind) => {
-                let message = format!(
-                    "{} is a {} number, which `block_number_types` excludes",
-                    phone.e164,
-                    kind.label()
-                );
-                Verdict::Reject(Issue::new(IssueCode::BlockedNumberType, field, message))
+                let said = Said::BlockedType { e164, kind };
+                Verdict::Reject(Issue::said(IssueCode::BlockedNumberType, field, said))
             }
             Refusal::Suppressed(list) => {
-                let message =
-                    format!("{} is on the suppression list `{list}`: not called", phone.e164);
-                Verdict::Skip(Issue::new(IssueCode::Suppressed, field, message))
+                let said = Said::Suppressed { e164, list: list.to_string() };
+                Verdict::Skip(Issue::said(IssueCode::Suppressed, field, said))
             }
         })
     }
 
     /// Why a secondary contact must be left out, if it must: a warning, the lead goes without it.
     pub fn judge_secondary(&self, phone: &Phone, column: Option<String>) -> Option<Issue> {
-        let (code, why) = match self.refusal(phone)? {
-            Refusal::Foreign(why) => (IssueCode::ForeignSecondary, why),
-            Refusal::Blocked(kind) => (
-                IssueCode::BlockedSecondaryType,
-                format!("a {} number, which `block_number_types` excludes", kind.label()),
+        let e164 = phone.e164.clone();
+        let (code, said) = match self.refusal(phone)? {
+            Refusal::Foreign(region) => (
+                IssueCode::ForeignSecondary,
+                Said::ForeignSecondary { e164, region, allowed: self.allowed() },
             ),
-            Refusal::Suppressed(list) => {
-                (IssueCode::SuppressedSecondary, format!("it is on the suppression list `{list}`"))
+            Refusal::Blocked(kind) => {
+                (IssueCode::BlockedSecondaryType, Said::BlockedSecondaryType { e164, kind })
             }
+            Refusal::Suppressed(list) => (
+                IssueCode::SuppressedSecondary,
+                Said::SuppressedSecondary { e164, list: list.to_string() },
+            ),
         };
-        Some(Issue::new(code, column, format!("secondary number {} left out: {why}", phone.e164)))
+        Some(Issue::said(code, column, said))
     }
 
     /// The first guard that turns `phone` away: the country, then the type, then the lists.
     fn refusal(&self, phone: &Phone) -> Option<Refusal<'_>> {
-        if let Some(why) = self.foreign(phone) {
-            return Some(Refusal::Foreign(why));
+        if let Some(region) = self.foreign(phone) {
+            return Some(Refusal::Foreign(region));
         }
         let kind = NumberType::of(phone.number_type);
         if self.blocked.blocks(kind) {
@@ -241,31 +243,28 @@ impl Guards {
         if consent.given(cell) {
             return None;
         }
-        let shown = if cell.is_empty() { "empty".to_string() } else { format!("`{cell}`") };
-        let message = format!(
-            "no consent: `{}` is {shown}, not one of {}",
-            consent.header,
-            consent.values().iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-        );
-        Some(Issue::new(IssueCode::NoConsent, Some(consent.header.clone()), message))
+        let said = Said::NoConsent {
+            column: consent.header.clone(),
+            cell: cell.to_string(),
+            accepted: consent.values().iter().map(|v| v.to_string()).collect(),
+        };
+        Some(Issue::said(IssueCode::NoConsent, Some(consent.header.clone()), said))
     }
 
-    /// Why a number is out of the allowed countries, if it is.
-    fn foreign(&self, phone: &Phone) -> Option<String> {
+    /// The number's region when it is out of the allowed countries (`Some(None)` for a
+    /// number of no country), `None` when it may be called.
+    fn foreign(&self, phone: &Phone) -> Option<Option<String>> {
         let allowed = self.countries.as_ref()?;
         let region = phone.region.as_deref().unwrap_or("");
         if allowed.iter().any(|r| r == region) {
             return None;
         }
-        let country = match phone.region.as_deref() {
-            Some(r) => format!("{} ({r})", country_name(r).unwrap_or(r)),
-            None => "no country (a non-geographic number)".to_string(),
-        };
-        Some(format!(
-            "{} belongs to {country}; `countries` allows {}",
-            phone.e164,
-            allowed.join(", ")
-        ))
+        Some(phone.region.clone())
+    }
+
+    /// The allowed countries, for a message (empty: any).
+    fn allowed(&self) -> Vec<String> {
+        self.countries.clone().unwrap_or_default()
     }
 }
 

@@ -74,8 +74,10 @@ impl Phone {
     }
 }
 
-/// Why a cell holds no usable number. A value, not an error: it becomes a row issue.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a cell holds no usable number. A value, not an error: it becomes a row issue, whose
+/// message keeps it (serde) to be said in the reader's language.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PhoneProblem {
     #[error("no phone number")]
     Missing,

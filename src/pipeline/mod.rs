@@ -89,6 +89,9 @@ pub struct ImportOptions {
     /// The state folder, which holds the account's own do-not-call list: with a service, every
     /// check and send applies it. `None`: no such list (a library caller's choice).
     pub state_dir: Option<PathBuf>,
+    /// The language of the HTML report and the fix file for Excel; English unless a front
+    /// asks for another (the CLI asks the environment, the browser the page's language).
+    pub lang: crate::row::Lang,
 }
 
 /// How a non-dry run sends and keeps its journal.
@@ -186,6 +189,7 @@ pub async fn import(
     let shape = report::SourceShape {
         delimiter: source.delimiter.unwrap_or(b','),
         phone_column: Some(plan.phone),
+        lang: opts.lang,
     };
     let reports = Reports::create(&opts.reports, &headers, shape)?;
     let mut run = RunInfo {

@@ -24,7 +24,7 @@ use crate::client::{Client, NewContact, NewLead};
 use crate::journal::{Attempt, Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
 use crate::progress::Progress;
 use crate::report::{ReportError, Reports};
-use crate::row::{Issue, IssueCode, RowReport, RowStatus};
+use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
 
 /// Rows queued for a worker (not journaled yet) before reading waits.
 const QUEUED: usize = 64;
@@ -482,7 +482,8 @@ impl Collector {
             Sent::Rejected { message, .. } => (Final::Rejected, None, Some(message)),
             Sent::Failed { message } => (Final::Failed, None, Some(message)),
             Sent::InDoubt { message, commit_by } => {
-                row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
+                let said = Said::SendFailed { detail: message };
+                row.errors.push(Issue::said(IssueCode::RequestFailed, None, said));
                 let id = if keyed { RowId::Keyed(key) } else { RowId::Content };
                 let (sendable, earlier) = (true, false);
                 return self.hold_in_doubt(Doubt {
@@ -596,21 +597,22 @@ pub(super) fn apply_final(
         Final::Created => row.status = RowStatus::Created,
         Final::Skipped => {
             row.status = RowStatus::Skipped;
-            let text =
-                if message.is_empty() { "already on the service".to_string() } else { message };
-            row.warnings.push(Issue::new(
+            let said = Said::AlreadyOnService { detail: message };
+            row.warnings.push(Issue::said(
                 IssueCode::AlreadyExists,
                 Some("phone_number".into()),
-                text,
+                said,
             ));
         }
         Final::Rejected => {
             row.status = RowStatus::Rejected;
-            row.errors.push(Issue::new(IssueCode::ServerRejected, None, message));
+            let said = Said::ServiceRefused { detail: message };
+            row.errors.push(Issue::said(IssueCode::ServerRejected, None, said));
         }
         Final::Failed | Final::InDoubt => {
             row.status = RowStatus::Failed;
-            row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
+            let said = Said::SendFailed { detail: message };
+            row.errors.push(Issue::said(IssueCode::RequestFailed, None, said));
         }
     }
 }

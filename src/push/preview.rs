@@ -6,7 +6,7 @@ use super::collector::job_for;
 use super::content_fingerprint;
 use super::key::RowKeys;
 use super::reconcile::{LeadIndex, RowId};
-use crate::row::{Issue, IssueCode, RowReport, RowStatus};
+use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
 
 /// Judges rows in file order against the service's lead list, read once.
 pub struct SkipPreview {
@@ -50,11 +50,11 @@ impl SkipPreview {
         );
         if let Some(lead) = found {
             row.status = RowStatus::Skipped;
-            let text = format!("already on the service as lead {lead}: a real run skips it");
-            row.warnings.push(Issue::new(
+            let said = Said::AlreadyALead { lead };
+            row.warnings.push(Issue::said(
                 IssueCode::AlreadyExists,
                 Some("phone_number".into()),
-                text,
+                said,
             ));
         }
     }

@@ -14,7 +14,7 @@ use super::doubt::{self, Doubt};
 use super::reconcile::LeadIndex;
 use crate::progress;
 use crate::report::thousands;
-use crate::row::{Issue, IssueCode, RowStatus};
+use crate::row::{Issue, IssueCode, RowStatus, Said};
 
 /// How often a wait for a commit deadline looks at the stop flag.
 const STOP_POLL: Duration = Duration::from_millis(100);
@@ -98,8 +98,7 @@ impl Collector {
             let mut row = doubt.row;
             row.status = RowStatus::Failed;
             row.errors.retain(|e| e.code != IssueCode::RequestFailed);
-            let message = "in doubt: the service may have stored this lead; the next run checks the lead list before sending it again";
-            row.errors.push(Issue::new(IssueCode::RequestFailed, None, message));
+            row.errors.push(Issue::said(IssueCode::RequestFailed, None, Said::InDoubt));
             self.report(row)?;
         }
         Ok(())

@@ -23,6 +23,7 @@ use super::model::{IssueCode, RowReport, RowStatus, RunInfo, Summary};
 use super::samples::Samples;
 use super::staged::Staged;
 use super::{ReportWriter, distinct_codes};
+use crate::row::Lang;
 use tally::Tally;
 
 /// Rows shown in the table; beyond it the page says how many more there are.
@@ -37,6 +38,7 @@ pub(crate) struct HtmlWriter {
     tally: Tally,
     /// The rows whose first message the page fills in, when there is an assistant.
     samples: Samples,
+    lang: Lang,
 }
 
 impl HtmlWriter {
@@ -44,6 +46,7 @@ impl HtmlWriter {
         path: &Path,
         headers: &[String],
         phone_column: Option<usize>,
+        lang: Lang,
     ) -> Result<HtmlWriter, ReportError> {
         Ok(HtmlWriter {
             out: Staged::create(path, "part")?,
@@ -52,6 +55,7 @@ impl HtmlWriter {
             phone_column,
             tally: Tally::default(),
             samples: Samples::default(),
+            lang,
         })
     }
 }
@@ -69,13 +73,14 @@ impl ReportWriter for HtmlWriter {
         }
         self.tally.shown += 1;
         let phone = typed_phone(row, &self.headers, self.phone_column);
-        write_table_row(&mut self.table, row, phone).map_err(ReportError::write(self.out.target()))
+        write_table_row(&mut self.table, row, phone, self.lang)
+            .map_err(ReportError::write(self.out.target()))
     }
 
     fn finish(self: Box<Self>, summary: &Summary, run: &RunInfo) -> Result<(), ReportError> {
-        let HtmlWriter { mut out, table, tally, samples, .. } = *self;
+        let HtmlWriter { mut out, table, tally, samples, lang, .. } = *self;
         let spoken = run.assistant.as_ref().map(|speaker| (speaker, samples.spoken(speaker)));
-        let page = page::Page { summary, run, tally: &tally, spoken };
+        let page = page::Page { summary, run, tally: &tally, spoken, lang };
         page.head(&mut out).map_err(ReportError::write(out.target()))?;
         out.append(table)?;
         page.tail(&mut out).map_err(ReportError::write(out.target()))?;
@@ -147,8 +152,9 @@ fn write_table_row(
     out: &mut impl Write,
     row: &RowReport,
     phone: Option<&str>,
+    lang: Lang,
 ) -> std::io::Result<()> {
-    let status = labels::status(row.status);
+    let status = labels::status(row.status, lang);
     write!(out, "<tr><td class=\"num\">{}</td>", row.row)?;
     write!(
         out,
@@ -160,19 +166,22 @@ fn write_table_row(
         Some(phone) if !phone.trim().is_empty() => {
             write!(out, "<td class=\"phone\">{}</td>", Esc(phone))?
         }
-        _ => write!(out, "<td class=\"phone empty\">empty</td>")?,
+        _ => {
+            let empty = if lang == Lang::De { "leer" } else { "empty" };
+            write!(out, "<td class=\"phone empty\">{empty}</td>")?
+        }
     }
     out.write_all(b"<td>")?;
     for (i, issue) in row.errors.iter().enumerate() {
         let br = if i > 0 { "<br>" } else { "" };
-        write!(out, "{br}{}", Message(&issue.message))?;
+        write!(out, "{br}{}", Message(&issue.message_in(lang)))?;
     }
     out.write_all(b"</td><td class=\"fix\">")?;
     let mut seen = HashSet::new();
-    let fixes = distinct_codes(&row.errors).filter(|code| seen.insert(code.fix()));
+    let fixes = distinct_codes(&row.errors).filter(|code| seen.insert(code.fix_in(lang)));
     for (i, code) in fixes.enumerate() {
         let br = if i > 0 { "<br>" } else { "" };
-        write!(out, "{br}{}", Esc(code.fix()))?;
+        write!(out, "{br}{}", Esc(code.fix_in(lang)))?;
     }
     out.write_all(b"</td></tr>\n")
 }

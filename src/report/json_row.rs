@@ -13,6 +13,17 @@ use super::status_str;
 
 /// Appends `row` to `out` as compact JSON.
 pub(super) fn write_row(out: &mut Vec<u8>, row: &RowReport) {
+    write_row_as(out, row, write_issue);
+}
+
+/// `write_row` with each issue's [`Said`](crate::row::Said) beside its message (`"said"`,
+/// absent for words in one language only): the rows database keeps what a page needs to say
+/// the message in its own language.
+pub(super) fn write_stored_row(out: &mut Vec<u8>, row: &RowReport) {
+    write_row_as(out, row, write_stored_issue);
+}
+
+fn write_row_as(out: &mut Vec<u8>, row: &RowReport, write_issue: fn(&mut Vec<u8>, &Issue)) {
     out.extend_from_slice(b"{\"row\":");
     write_u64(out, row.row);
     out.extend_from_slice(b",\"status\":\"");
@@ -42,6 +53,20 @@ fn write_issue(out: &mut Vec<u8>, issue: &Issue) {
     out.extend_from_slice(b",\"message\":");
     write_str(out, &issue.message);
     out.push(b'}');
+}
+
+fn write_stored_issue(out: &mut Vec<u8>, issue: &Issue) {
+    write_issue(out, issue);
+    if *issue.said == crate::row::Said::AsWritten {
+        return;
+    }
+    // Replaces the closing brace; a said that does not serialize is left out, the English stays.
+    if let Ok(said) = serde_json::to_vec(&issue.said) {
+        out.pop();
+        out.extend_from_slice(b",\"said\":");
+        out.extend_from_slice(&said);
+        out.push(b'}');
+    }
 }
 
 fn write_contact(out: &mut Vec<u8>, contact: &ContactReport) {

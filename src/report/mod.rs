@@ -26,14 +26,14 @@ mod xlsx;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use crate::row::intern;
+pub use crate::row::{Lang, intern};
 pub use error::ReportError;
 pub use html::Esc;
 pub use model::{
     ContactReport, Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary, Variables,
 };
 pub use run_summary::{PushCounts, RunSummary};
-pub use terminal::{first_message_line, terminal_summary};
+pub use terminal::{first_message_line, terminal_summary, terminal_summary_in};
 
 /// The CSV formula-injection escape, shared with the lead and notification exports.
 pub(crate) use csv::escape_formula;
@@ -78,7 +78,8 @@ impl ReportFormat {
     }
 }
 
-/// What the writers need to know of the source beyond its column headers.
+/// What the writers need to know beyond the source's column headers: its shape, and the
+/// language of the people who read the reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourceShape {
     /// The source's CSV delimiter (`,` for a workbook): the CSV report uses it too, so that it
@@ -86,11 +87,15 @@ pub struct SourceShape {
     pub delimiter: u8,
     /// The column of the main phone number, for the HTML report's "phone as typed".
     pub phone_column: Option<usize>,
+    /// The language of the HTML report and the fix file for Excel. The JSON, CSV and SQLite
+    /// reports are for programs and stay English (the SQLite one keeps what a page needs to
+    /// say each message in its own language).
+    pub lang: Lang,
 }
 
 impl Default for SourceShape {
     fn default() -> SourceShape {
-        SourceShape { delimiter: b',', phone_column: None }
+        SourceShape { delimiter: b',', phone_column: None, lang: Lang::En }
     }
 }
 
@@ -105,9 +110,9 @@ pub fn create_writer(
         ReportFormat::Json => Box::new(json::JsonWriter::create(path)?),
         ReportFormat::Csv => Box::new(csv::CsvWriter::create(path, run_headers, shape.delimiter)?),
         ReportFormat::Html => {
-            Box::new(html::HtmlWriter::create(path, run_headers, shape.phone_column)?)
+            Box::new(html::HtmlWriter::create(path, run_headers, shape.phone_column, shape.lang)?)
         }
-        ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers)?),
+        ReportFormat::Xlsx => Box::new(xlsx::XlsxWriter::create(path, run_headers, shape.lang)?),
         ReportFormat::Sqlite => Box::new(rows_db::RowsDbWriter::create(path)?),
     })
 }
@@ -258,15 +263,7 @@ pub(crate) fn ranked(tally: &BTreeMap<IssueCode, u64>) -> Vec<(IssueCode, u64)> 
 
 /// The status as the JSON contract spells it, for the CSV column.
 pub(crate) fn status_str(status: RowStatus) -> &'static str {
-    match status {
-        RowStatus::Valid => "valid",
-        RowStatus::Created => "created",
-        RowStatus::Rejected => "rejected",
-        RowStatus::Duplicate => "duplicate",
-        RowStatus::Skipped => "skipped",
-        RowStatus::Failed => "failed",
-        RowStatus::NotSent => "not_sent",
-    }
+    status.as_str()
 }
 
 /// `1234567` → `1,234,567`, for the human-facing reports.

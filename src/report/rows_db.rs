@@ -2,8 +2,10 @@
 //! the rows of a check live so that a front can show any page of them, filtered by status or
 //! reason and searched, without holding the sheet. `leadsync ui` pages its row table from here.
 //!
-//! A row is stored as the JSON report's row (the same bytes, `json_row`), beside the status a
-//! page is filtered on; a search looks through that JSON. Reasons get a table of their own
+//! A row is stored as the JSON report's row (`json_row`), each issue with its message as a
+//! value (`"said"`, see [`crate::row::Said`]) so a page says it in its own language, beside
+//! the status a page is filtered on; a search looks through that JSON. A file written before
+//! `said` was stored reads the same, its messages in English ([`stored_issues`]). Reasons get a table of their own
 //! keyed by (code, row), so a page of one reason is an index range, not a scan. Pages are keyed
 //! by row number ("rows after N"), never by offset, so page 5,000 costs what page 1 does.
 
@@ -270,7 +272,7 @@ impl ReportWriter for RowsDbWriter {
     fn write_row(&mut self, row: &RowReport) -> Result<(), ReportError> {
         let batch = &mut self.batch;
         let (json_from, codes_from) = (batch.json.len(), batch.codes.len());
-        json_row::write_row(&mut batch.json, row);
+        json_row::write_stored_row(&mut batch.json, row);
         batch.codes.extend(row.errors.iter().chain(&row.warnings).map(|i| i.code.as_str()));
         batch.rows.push(Held {
             row: row.row as i64,
@@ -548,7 +550,7 @@ pub fn replace_row(path: &Path, row: &RowReport) -> Result<Option<RowReport>, Re
             .map_err(fail)?;
     }
     let mut json = Vec::new();
-    json_row::write_row(&mut json, row);
+    json_row::write_stored_row(&mut json, row);
     let json = String::from_utf8(json).unwrap_or_default();
     transaction
         .execute(
@@ -586,6 +588,15 @@ fn stored_verdict(row: u64, json: &str) -> Option<RowReport> {
     }
     let stored: Stored = serde_json::from_str(json).ok()?;
     Some(RowReport { errors: stored.errors, ..RowReport::blank(row, stored.status) })
+}
+
+/// A stored row's errors or warnings (`list`: `"errors"`, `"warnings"`) as issues, to say
+/// their messages in a page's language with [`Issue::message_in`](crate::row::Issue::message_in).
+/// An issue stored without `said` (by an older leadsync) says its English message.
+pub fn stored_issues(row: &serde_json::Value, list: &str) -> Vec<crate::row::Issue> {
+    let issues = row.get(list).and_then(serde_json::Value::as_array);
+    let read = |issue: &serde_json::Value| serde_json::from_value(issue.clone()).ok();
+    issues.map(|all| all.iter().filter_map(read).collect()).unwrap_or_default()
 }
 
 /// The first `size` of the rows found, and whether more were.
@@ -679,6 +690,36 @@ mod tests {
         assert_eq!(found, [7, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79]);
         let literal = RowFilter { search: Some("name_%".into()), ..Default::default() };
         assert!(db.page(&literal, 5).unwrap().rows.is_empty(), "% and _ are literal");
+    }
+
+    /// A page says a stored message in its own language; a row stored without `said` (by a
+    /// leadsync before it) says its English.
+    #[test]
+    fn stored_messages_are_said_in_the_pages_language() {
+        use crate::row::{Lang, Said};
+        let (_dir, path, mut writer) = new_rows_db();
+        let mut said = row(2, RowStatus::Rejected, "", "Ada");
+        let problem = crate::phone::PhoneProblem::TooShort;
+        let invalid = Said::InvalidPhone { typed: "0151".into(), problem };
+        said.errors = vec![Issue::said(IssueCode::InvalidPhone, None, invalid)];
+        writer.write_row(&said).unwrap();
+        writer.write_row(&row(3, RowStatus::Rejected, "", "Bob")).unwrap();
+        writer.finish(&Summary::default(), &RunInfo::default()).unwrap();
+        let page = RowsDb::open(&path).unwrap().page(&RowFilter::default(), 10).unwrap();
+        let messages: Vec<String> = page
+            .rows
+            .iter()
+            .flat_map(|r| super::stored_issues(r, "errors"))
+            .map(|issue| issue.message_in(Lang::De))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "„0151“ ist keine gültige Telefonnummer: zu kurz für eine Telefonnummer",
+                "not a number"
+            ]
+        );
+        assert_eq!(page.rows[0]["errors"][0]["message"], said.errors[0].message);
     }
 
     /// Rows and reasons are stored many to a statement: every one arrives, whether it fell in

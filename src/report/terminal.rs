@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::model::{RunInfo, Summary};
 use super::{Outcome, thousands};
+use crate::row::{Lang, count};
 
 const TOP: usize = 3;
 
@@ -16,56 +17,103 @@ pub fn first_message_line(outcome: &Outcome) -> Option<String> {
     Some(format!("first message (row {}): {first}\n", first.row))
 }
 
-/// A few plain lines (no colour: the caller decides about the terminal), ending in a newline.
+/// A few plain lines in English (no colour: the caller decides about the terminal), ending in
+/// a newline.
 pub fn terminal_summary(outcome: &Outcome, run: &RunInfo) -> String {
+    terminal_summary_in(outcome, run, Lang::En)
+}
+
+/// [`terminal_summary`] in `lang`; the CLI asks the environment ([`Lang::from_env`]).
+pub fn terminal_summary_in(outcome: &Outcome, run: &RunInfo, lang: Lang) -> String {
+    let de = lang == Lang::De;
     let mut out = String::new();
     if run.interrupted {
-        out.push_str(&interrupted(&outcome.summary, run));
+        out.push_str(&interrupted(&outcome.summary, run, lang));
     }
     if run.dry_run {
-        out.push_str("dry run: nothing was sent\n");
+        out.push_str(if de {
+            "Probelauf: nichts wurde gesendet\n"
+        } else {
+            "dry run: nothing was sent\n"
+        });
     }
     for note in &run.reading_notes {
-        let _ = writeln!(out, "reading: {note}");
+        let _ = writeln!(out, "{}: {note}", if de { "Einlesen" } else { "reading" });
     }
-    out.push_str(&counts(&outcome.summary, run));
-    let width = outcome.top_reasons.iter().take(TOP).map(|(_, n)| thousands(*n).len()).max();
-    if let Some(width) = width {
-        out.push_str("top reasons:\n");
-        for (code, n) in outcome.top_reasons.iter().take(TOP) {
-            let n = thousands(*n);
-            let _ = writeln!(out, "  {n:>width$}  {:<20}  fix: {}", code.as_str(), code.fix());
-        }
-        // No reason goes unmentioned: the rest are counted, and the reports list them.
-        let rest = outcome.top_reasons.len().saturating_sub(TOP);
-        if rest > 0 {
-            let what = if rest == 1 { "reason" } else { "reasons" };
-            let rows: u64 = outcome.top_reasons.iter().skip(TOP).map(|(_, n)| n).sum();
-            let of = if rows == 1 { "row" } else { "rows" };
-            let _ = writeln!(
-                out,
-                "  and {rest} more {what} ({} {of}): see the report",
-                thousands(rows)
-            );
-        }
-    }
+    out.push_str(&counts(&outcome.summary, run, lang));
+    out.push_str(&top_reasons(outcome, lang));
     if !run.campaigns_checked {
-        out.push_str("campaigns were not checked against the service (offline)\n");
+        out.push_str(match lang {
+            Lang::En => "campaigns were not checked against the service (offline)\n",
+            Lang::De => "Kampagnen wurden nicht mit dem Dienst abgeglichen (offline)\n",
+        });
     }
-    let partial = if run.interrupted { "partial " } else { "" };
-    match outcome.paths.as_slice() {
-        [] => {}
-        [path] => _ = writeln!(out, "{partial}report: {}", path.display()),
-        paths => {
-            let list: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
-            let _ = writeln!(out, "{partial}reports: {}", list.join(", "));
-        }
+    out.push_str(&report_paths(outcome, run, lang));
+    out
+}
+
+/// The most common reasons, each with its count and the CLI's hint, and how many more.
+fn top_reasons(outcome: &Outcome, lang: Lang) -> String {
+    let mut out = String::new();
+    let top = outcome.top_reasons.iter().take(TOP);
+    let Some(width) = top.clone().map(|(_, n)| count(lang, *n).len()).max() else {
+        return out;
+    };
+    let (heading, fix) = match lang {
+        Lang::En => ("top reasons:", "fix"),
+        Lang::De => ("häufigste Gründe:", "Abhilfe"),
+    };
+    let _ = writeln!(out, "{heading}");
+    for (code, n) in top {
+        let n = count(lang, *n);
+        let _ = writeln!(out, "  {n:>width$}  {:<20}  {fix}: {}", code.as_str(), code.fix_in(lang));
+    }
+    // No reason goes unmentioned: the rest are counted, and the reports list them.
+    let rest = outcome.top_reasons.len().saturating_sub(TOP) as u64;
+    if rest > 0 {
+        let rows: u64 = outcome.top_reasons.iter().skip(TOP).map(|(_, n)| n).sum();
+        let _ = match lang {
+            Lang::En => writeln!(
+                out,
+                "  and {rest} more {} ({} {}): see the report",
+                if rest == 1 { "reason" } else { "reasons" },
+                thousands(rows),
+                if rows == 1 { "row" } else { "rows" }
+            ),
+            Lang::De => writeln!(
+                out,
+                "  und {} ({}): siehe den Bericht",
+                crate::row::plural(lang, rest, "weiterer Grund", "weitere Gründe"),
+                crate::row::plural(lang, rows, "Zeile", "Zeilen")
+            ),
+        };
     }
     out
 }
 
+/// Where the reports are; "partial" when the run was stopped.
+fn report_paths(outcome: &Outcome, run: &RunInfo, lang: Lang) -> String {
+    let (one, many) = match (lang, run.interrupted) {
+        (Lang::En, false) => ("report", "reports"),
+        (Lang::En, true) => ("partial report", "partial reports"),
+        (Lang::De, false) => ("Bericht", "Berichte"),
+        (Lang::De, true) => ("unvollständiger Bericht", "unvollständige Berichte"),
+    };
+    match outcome.paths.as_slice() {
+        [] => String::new(),
+        [path] => format!("{one}: {}\n", path.display()),
+        paths => {
+            let list: Vec<_> = paths.iter().map(|p| p.display().to_string()).collect();
+            format!("{many}: {}\n", list.join(", "))
+        }
+    }
+}
+
 /// First, because every count below it covers only the rows read before the stop.
-fn interrupted(summary: &Summary, run: &RunInfo) -> String {
+fn interrupted(summary: &Summary, run: &RunInfo, lang: Lang) -> String {
+    if lang == Lang::De {
+        return interrupted_de(summary, run);
+    }
     let next = match run.dry_run {
         true => "run it again to the end to check every row",
         false => "run the same command again to continue where it stopped",
@@ -90,33 +138,99 @@ fn interrupted(summary: &Summary, run: &RunInfo) -> String {
     format!("interrupted: {read}; the counts and reports cover those{cover}; {next}\n")
 }
 
+fn interrupted_de(summary: &Summary, run: &RunInfo) -> String {
+    let n = |n: u64| count(Lang::De, n);
+    let next = match run.dry_run {
+        true => "bis zum Ende erneut ausführen, um jede Zeile zu prüfen",
+        false => "denselben Befehl erneut ausführen, um dort fortzusetzen, wo er anhielt",
+    };
+    let read = match (summary.rows, run.read_whole) {
+        (0, _) => return format!("abgebrochen: keine Zeile wurde gelesen; {next}\n"),
+        (1, true) => "die eine Zeile wurde gelesen".to_string(),
+        (rows, true) => format!("alle {} Zeilen wurden gelesen", n(rows)),
+        (1, false) => "nur die erste Zeile wurde gelesen".to_string(),
+        (rows, false) => format!("nur die ersten {} Zeilen wurden gelesen", n(rows)),
+    };
+    if !run.dry_run && summary.not_sent > 0 {
+        let sent = summary.created + summary.skipped_existing;
+        return format!(
+            "abgebrochen: {read}; {} gesendet, {} noch nicht gesendet: denselben Befehl erneut ausführen, um sie zu senden und fortzusetzen\n",
+            n(sent),
+            n(summary.not_sent)
+        );
+    }
+    let cover = if run.read_whole { "" } else { ", nicht die ganze Datei" };
+    format!("abgebrochen: {read}; Zahlen und Berichte gelten für diese{cover}; {next}\n")
+}
+
 /// `1,000 rows: 940 valid, 40 rejected, …`, naming only the statuses that occurred.
-fn counts(summary: &Summary, run: &RunInfo) -> String {
-    let parts = [
-        (summary.created, "created"),
-        (summary.valid, if run.dry_run { "valid" } else { "valid, not sent" }),
-        (summary.skipped_existing, "skipped (already on the service)"),
-        (summary.do_not_call, "not to be called (suppressed or no consent)"),
-        (summary.rejected, "rejected"),
-        (summary.duplicates, if summary.duplicates == 1 { "duplicate" } else { "duplicates" }),
-        (summary.failed, "failed (run again to retry)"),
-        (summary.not_sent, "not sent yet"),
-        (summary.excluded, "excluded by your edits"),
+fn counts(summary: &Summary, run: &RunInfo, lang: Lang) -> String {
+    let words = match lang {
+        Lang::En => count_words_en(summary, run),
+        Lang::De => count_words_de(run),
+    };
+    let values = [
+        summary.created,
+        summary.valid,
+        summary.skipped_existing,
+        summary.do_not_call,
+        summary.rejected,
+        summary.duplicates,
+        summary.failed,
+        summary.not_sent,
+        summary.excluded,
     ];
-    let named: Vec<_> = parts
+    let named: Vec<_> = values
         .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{} {what}", thousands(*n)))
+        .zip(words)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, what)| format!("{} {what}", count(lang, *n)))
         .collect();
-    let rows = if summary.rows == 1 { "row" } else { "rows" };
-    let mut line = format!("{} {rows}", thousands(summary.rows));
+    let mut line = match lang {
+        Lang::En => format!(
+            "{} {}",
+            thousands(summary.rows),
+            if summary.rows == 1 { "row" } else { "rows" }
+        ),
+        Lang::De => crate::row::plural(lang, summary.rows, "Zeile", "Zeilen"),
+    };
     if !named.is_empty() {
         line = format!("{line}: {}", named.join(", "));
     }
     if run.blank_rows > 0 {
-        line = format!("{line} ({} blank skipped)", thousands(run.blank_rows));
+        let blank = if lang == Lang::De { "leere übersprungen" } else { "blank skipped" };
+        line = format!("{line} ({} {blank})", count(lang, run.blank_rows));
     }
     line + "\n"
+}
+
+/// What each count is, in the order of [`counts`]' values.
+fn count_words_en(summary: &Summary, run: &RunInfo) -> [&'static str; 9] {
+    [
+        "created",
+        if run.dry_run { "valid" } else { "valid, not sent" },
+        "skipped (already on the service)",
+        "not to be called (suppressed or no consent)",
+        "rejected",
+        if summary.duplicates == 1 { "duplicate" } else { "duplicates" },
+        "failed (run again to retry)",
+        "not sent yet",
+        "excluded by your edits",
+    ]
+}
+
+fn count_words_de(run: &RunInfo) -> [&'static str; 9] {
+    [
+        "angelegt",
+        if run.dry_run { "gültig" } else { "gültig, nicht gesendet" },
+        "übersprungen (schon beim Dienst)",
+        "nicht anzurufen (Sperrliste oder keine Einwilligung)",
+        "abgelehnt",
+        "doppelt",
+        "fehlgeschlagen (erneut ausführen zum Wiederholen)",
+        "noch nicht gesendet",
+        "von Ihnen ausgeschlossen",
+    ]
 }
 
 #[cfg(test)]
@@ -216,5 +330,22 @@ reports: r.json, r.html
             first_messages: vec![],
         };
         assert_eq!(terminal_summary(&outcome, &run), "1 row: 1 created\nreport: r.csv\n");
+    }
+
+    #[test]
+    fn a_german_environment_reads_german() {
+        let text = super::terminal_summary_in(&outcome(), &run_info(), crate::row::Lang::De);
+        let expected = "\
+Probelauf: nichts wurde gesendet
+1.000 Zeilen: 940 gültig, 40 abgelehnt, 12 doppelt, 8 fehlgeschlagen (erneut ausführen zum Wiederholen) (1 leere übersprungen)
+häufigste Gründe:
+  31  invalid_phone         Abhilfe: die Nummer korrigieren oder mit Ländervorwahl (+49 …) schreiben, wenn sie ausländisch ist
+  12  duplicate_in_file     Abhilfe: die doppelte Zeile entfernen oder --allow-duplicates angeben
+   8  request_failed        Abhilfe: denselben Befehl erneut ausführen: fehlgeschlagene Zeilen werden wiederholt
+  und 1 weiterer Grund (1 Zeile): siehe den Bericht
+Kampagnen wurden nicht mit dem Dienst abgeglichen (offline)
+Berichte: r.json, r.html
+";
+        assert_eq!(text, expected);
     }
 }

@@ -1,11 +1,23 @@
 //! The row model, on the ground floor: one `RowReport` per source row, its status, its issues
 //! and its variables. Every stage that judges a row speaks this vocabulary (mapping, guards,
 //! validate, push), and every report writer renders it, so it depends on none of them.
+//!
+//! The words people read about a row live here too, in English and German: the language and
+//! its number words (`lang`), each reason's title and what to do (`words`), and each message
+//! as a value with its parameters (`said`), so every front says the same in either language.
 
+mod lang;
+mod said;
 mod variables;
+mod words;
+
+#[cfg(test)]
+mod complete;
 
 use serde::{Deserialize, Serialize};
 
+pub use lang::{Lang, count, date_time, percent, plural, rate};
+pub use said::{AssistantText, Said, number_kind, phone_problem};
 pub use variables::{Variables, intern};
 
 /// What became of one row. The JSON names are the public contract.
@@ -123,68 +135,6 @@ impl IssueCode {
     pub fn is_excluded(self) -> bool {
         self == IssueCode::Excluded
     }
-
-    /// What a person should do about it, for the HTML report and the terminal summary.
-    pub fn fix(self) -> &'static str {
-        match self {
-            IssueCode::MissingPhone => {
-                "enter a phone number in the phone column, or name a column to fall back on: phone = [\"Telefon\", \"Mobil\"] takes the first one filled"
-            }
-            IssueCode::InvalidPhone => {
-                "correct the number, or write it with its country code (+49 …) if it is foreign"
-            }
-            IssueCode::ScientificNotation => {
-                "format the column as text and type the number again: Excel stored it in scientific notation and dropped its last digits"
-            }
-            IssueCode::MissingCampaign => "fill in the campaign column or pass --campaign",
-            IssueCode::UnknownCampaign => "use the id or exact name of an existing campaign",
-            IssueCode::AmbiguousCampaign => {
-                "use the campaign id: several campaigns share this name"
-            }
-            IssueCode::DuplicateInFile => "remove the repeated row, or pass --allow-duplicates",
-            IssueCode::AlreadyExists => "nothing to do: the lead is already on the service",
-            IssueCode::ServerRejected => "correct the field the service names and import again",
-            IssueCode::RequestFailed => "run the same command again: failed rows are retried",
-            IssueCode::InvalidSecondaryPhone => {
-                "correct the secondary number; the lead went without it"
-            }
-            IssueCode::ExtensionDropped => "none needed: the service takes no extensions",
-            IssueCode::RemarkDropped => {
-                "none needed: the number was kept and sent without the remark; put remarks in a column of their own to send them as a variable"
-            }
-            IssueCode::CellError => "fix the formula in the spreadsheet",
-            IssueCode::Suppressed => {
-                "none needed: the number is on a do-not-call list and is never sent"
-            }
-            IssueCode::SuppressedSecondary => {
-                "none needed: the secondary number is on a do-not-call list and was left out"
-            }
-            IssueCode::ForeignNumber => {
-                "check the number's country code or the row's country; widen `countries` only if the campaign may call there"
-            }
-            IssueCode::ForeignSecondary => {
-                "check the secondary number's country code; it was left out"
-            }
-            IssueCode::UnknownCountry => {
-                "write the country as a code (PL, SE, CZ) or a name, or the number with its country code (+48 …): a number without one is never read in another country"
-            }
-            IssueCode::BlockedNumberType => {
-                "use another number for this person, or change `block_number_types` if calling this type is intended"
-            }
-            IssueCode::BlockedSecondaryType => {
-                "none needed unless intended: the secondary number's type is blocked and it was left out"
-            }
-            IssueCode::NoConsent => {
-                "record the person's consent in the consent column before they can be called"
-            }
-            IssueCode::MissingVariable => {
-                "fill in the cell the assistant's text needs, or set missing_variables = \"warn\" in the mapping to send such rows anyway"
-            }
-            IssueCode::Excluded => {
-                "none needed: you left this row out; include it again on its row page in `leadsync ui`, or remove it from the edits file"
-            }
-        }
-    }
 }
 
 /// One problem with a row: an error refuses it, a warning lets it through.
@@ -193,16 +143,40 @@ pub struct Issue {
     pub code: IssueCode,
     /// The lead field or source column concerned, when there is one.
     pub field: Option<String>,
+    /// The message in English, as the JSON report has it (the public contract).
     pub message: String,
+    /// The message as a value, to say it in any language. Not in the JSON report (its
+    /// `message` is the English of it); the rows database stores it beside the message.
+    /// Boxed: an issue travels in a `Result` through the checks, and most rows have none.
+    #[serde(default, skip_serializing)]
+    pub said: Box<Said>,
 }
 
 impl Issue {
+    /// An issue with a message in one language only ([`Said::AsWritten`]): for words from
+    /// outside the catalog. Every issue leadsync makes itself comes from [`Issue::said`].
     pub fn new(
         code: IssueCode,
         field: impl Into<Option<String>>,
         message: impl Into<String>,
     ) -> Self {
-        Issue { code, field: field.into(), message: message.into() }
+        Issue { code, field: field.into(), message: message.into(), said: Box::default() }
+    }
+
+    /// An issue whose message the catalog says, in English for the JSON report and in any
+    /// language through [`Issue::message_in`].
+    pub fn said(code: IssueCode, field: impl Into<Option<String>>, said: Said) -> Self {
+        let message = said.render(Lang::En).unwrap_or_default();
+        Issue { code, field: field.into(), message, said: Box::new(said) }
+    }
+
+    /// The message in `lang`; the English `message` when it was written in one language only
+    /// (an issue stored by an older leadsync shows its English).
+    pub fn message_in(&self, lang: Lang) -> String {
+        match lang {
+            Lang::En => self.message.clone(),
+            Lang::De => self.said.render(lang).unwrap_or_else(|| self.message.clone()),
+        }
     }
 }
 

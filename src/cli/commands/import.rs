@@ -14,7 +14,7 @@ use crate::mapping::{MappingFile, parse_delimiter};
 use crate::pipeline::{self, ImportOptions, ImportResult, PushOptions};
 use crate::progress::Display;
 use crate::push::PushConfig;
-use crate::report::{PushCounts, RunSummary, first_message_line, terminal_summary};
+use crate::report::{PushCounts, RunSummary, first_message_line, terminal_summary_in};
 
 /// Where the rows come from and how they map: shared by `import` and `sync`.
 #[derive(Debug, Clone, clap::Args)]
@@ -252,6 +252,7 @@ pub async fn execute(
         edits,
         board: None,
         state_dir,
+        lang: crate::row::Lang::from_env(),
     };
     let stop = stop_on_signal(config.quiet);
     let result = pipeline::import(&opts, session.as_ref().map(|s| &s.client), stop).await;
@@ -331,7 +332,8 @@ pub fn print_result(result: &ImportResult, config: &Config) -> anyhow::Result<Ou
 
 /// The summary for people: counts, reasons, reports, and how sending went.
 pub fn result_text(result: &ImportResult) -> String {
-    let mut text = terminal_summary(&result.outcome, &result.run);
+    let lang = crate::row::Lang::from_env();
+    let mut text = terminal_summary_in(&result.outcome, &result.run, lang);
     if let Some(push) = &result.push {
         text.push_str(&push_lines(push, &result.outcome.summary));
     }

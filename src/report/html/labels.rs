@@ -1,72 +1,59 @@
-//! The words the HTML page uses for statuses, issue codes and countries.
+//! The words the HTML page uses for statuses, issue codes, campaigns, countries and number
+//! types, in the page's language (the catalog's, see `crate::row`).
 
 use super::super::model::{IssueCode, RowStatus};
 use super::Esc;
 use super::tally::NONE;
+use crate::phone::NumberType;
+use crate::row::{Lang, number_kind};
 
-pub(super) fn status(status: RowStatus) -> &'static str {
-    match status {
-        RowStatus::Valid => "Valid",
-        RowStatus::Created => "Created",
-        RowStatus::Rejected => "Rejected",
-        RowStatus::Duplicate => "Duplicate",
-        RowStatus::Skipped => "Skipped",
-        RowStatus::Failed => "Failed",
-        RowStatus::NotSent => "Not sent yet",
-    }
+pub(super) fn status(status: RowStatus, lang: Lang) -> &'static str {
+    status.word(lang)
 }
 
-pub(super) fn reason(code: IssueCode) -> &'static str {
-    match code {
-        IssueCode::MissingPhone => "No phone number",
-        IssueCode::InvalidPhone => "Phone number not valid",
-        IssueCode::ScientificNotation => "Number cut short by Excel",
-        IssueCode::MissingCampaign => "No campaign",
-        IssueCode::UnknownCampaign => "Unknown campaign",
-        IssueCode::AmbiguousCampaign => "Ambiguous campaign name",
-        IssueCode::DuplicateInFile => "Repeated in the file",
-        IssueCode::AlreadyExists => "Already on the service",
-        IssueCode::ServerRejected => "Refused by the service",
-        IssueCode::RequestFailed => "Could not be sent",
-        IssueCode::InvalidSecondaryPhone => "Second number not valid",
-        IssueCode::ExtensionDropped => "Extension dropped",
-        IssueCode::RemarkDropped => "Remark after the number dropped",
-        IssueCode::CellError => "Formula error in a cell",
-        IssueCode::Suppressed => "On a suppression list",
-        IssueCode::SuppressedSecondary => "Second number on a suppression list",
-        IssueCode::ForeignNumber => "Outside the allowed countries",
-        IssueCode::ForeignSecondary => "Second number outside the allowed countries",
-        IssueCode::UnknownCountry => "Country cell not recognised",
-        IssueCode::BlockedNumberType => "Blocked number type",
-        IssueCode::BlockedSecondaryType => "Second number of a blocked type",
-        IssueCode::NoConsent => "No consent",
-        IssueCode::MissingVariable => "Variable the assistant needs is empty",
-        IssueCode::Excluded => "Excluded by you",
+pub(super) fn reason(code: IssueCode, lang: Lang) -> &'static str {
+    code.title(lang)
+}
+
+fn no_valid_number(lang: Lang) -> String {
+    match lang {
+        Lang::En => "No valid number",
+        Lang::De => "Keine gültige Nummer",
     }
+    .to_string()
 }
 
 /// A campaign's name as HTML.
-pub(super) fn campaign(name: &str) -> String {
-    match name {
-        NONE => "No campaign".to_string(),
-        name => Esc(name).to_string(),
+pub(super) fn campaign(name: &str, lang: Lang) -> String {
+    match (name, lang) {
+        (NONE, Lang::En) => "No campaign".to_string(),
+        (NONE, Lang::De) => "Keine Kampagne".to_string(),
+        (name, _) => Esc(name).to_string(),
     }
 }
 
-/// A number type's label as HTML.
-pub(super) fn number_type(label: &str) -> String {
-    match label {
-        NONE => "No valid number".to_string(),
-        label => Esc(label).to_string(),
+/// A number type's label (as the tally keeps it, in English) as HTML in `lang`.
+pub(super) fn number_type(label: &str, lang: Lang) -> String {
+    if label == NONE {
+        return no_valid_number(lang);
+    }
+    let kind = crate::phone::BLOCKABLE
+        .into_iter()
+        .chain([NumberType::FixedLineOrMobile, NumberType::Unknown])
+        .find(|kind| kind.label() == label);
+    match kind {
+        Some(kind) => Esc(number_kind(kind, lang)).to_string(),
+        None => Esc(label).to_string(),
     }
 }
 
 /// `DE` → `Germany` with the code underneath, as HTML; other codes are shown as they are.
-pub(super) fn country(region: &str) -> String {
+/// The names are English: in German the code is shown alone, as people write it there too.
+pub(super) fn country(region: &str, lang: Lang) -> String {
     if region == NONE {
-        return "No valid number".to_string();
+        return no_valid_number(lang);
     }
-    match crate::phone::country_name(region) {
+    match crate::phone::country_name(region).filter(|_| lang == Lang::En) {
         Some(name) => format!("{}<small>{}</small>", Esc(name), Esc(region)),
         None => Esc(region).to_string(),
     }

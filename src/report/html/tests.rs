@@ -7,9 +7,42 @@ use super::super::ReportWriter;
 use super::super::model::{RowReport, RunInfo, Summary};
 use super::super::testdata::{headers, many_rejected, rows, run_info};
 use super::{Esc, HtmlWriter, Message, TABLE_CAP, row_name, typed_phone};
+use crate::row::Lang;
+
+/// The German page: its language, its statuses, reasons, messages and numbers, and none of
+/// the English page's words.
+#[test]
+fn a_german_report_speaks_german() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.html");
+    let mut rejected = many_rejected(1).next().unwrap();
+    let problem = crate::phone::PhoneProblem::NotANumber;
+    let said = crate::row::Said::InvalidPhone { typed: "0151 CALL ME".into(), problem };
+    rejected.errors =
+        vec![crate::row::Issue::said(crate::row::IssueCode::InvalidPhone, None, said)];
+    render_in(&path, [rejected], &run_info(), Lang::De);
+    let html = std::fs::read_to_string(path).unwrap();
+    for german in [
+        r#"<html lang="de">"#,
+        "Warum Zeilen abgelehnt wurden",
+        "Telefonnummer ungültig",
+        "Abgelehnt",
+        "„0151 CALL ME“ ist keine gültige Telefonnummer: nicht als Telefonnummer lesbar",
+        "die Nummer korrigieren oder mit Ländervorwahl",
+    ] {
+        assert!(html.contains(german), "{german} missing");
+    }
+    for english in ["Why rows were rejected", "Phone number not valid", "is not a valid", ">Fix:"] {
+        assert!(!html.contains(english), "{english} on the German page");
+    }
+}
 
 fn render_to(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo) {
-    let mut writer = Box::new(HtmlWriter::create(path, &headers(), Some(1)).unwrap());
+    render_in(path, rows, run, Lang::En);
+}
+
+fn render_in(path: &Path, rows: impl IntoIterator<Item = RowReport>, run: &RunInfo, lang: Lang) {
+    let mut writer = Box::new(HtmlWriter::create(path, &headers(), Some(1), lang).unwrap());
     let mut summary = Summary::default();
     for row in rows {
         summary.count(&row);

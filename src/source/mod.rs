@@ -24,6 +24,7 @@ mod error;
 mod extent;
 mod fetch;
 mod header;
+mod kind;
 mod limits;
 mod ods_guard;
 mod ods_tally;
@@ -49,6 +50,7 @@ use std::str::FromStr;
 pub use error::SourceError;
 pub use extent::{Counted, Extent, Unit};
 pub use fetch::{MAX_DOWNLOAD_BYTES, fetch, fetch_with_limit};
+pub use kind::{CellKind, NO_WORDS, YES_WORDS, is_yes_no, kind_of};
 
 /// How to read a file; the default sniffs everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

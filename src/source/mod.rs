@@ -183,6 +183,8 @@ const PREFIX_BYTES: usize = 64 * 1024;
 const LOOKAHEAD_ROWS: usize = 12;
 /// A bound on the rows held while looking ahead, blank ones included.
 const LOOKAHEAD_RECORDS: usize = 1000;
+/// Data rows handed to the mapping inference at most, of those already read ahead.
+const SAMPLE_ROWS: usize = 50;
 
 impl Source {
     /// Opens `path`, decides what it is, and reads up to the header.
@@ -373,6 +375,18 @@ impl Source {
         self.notes.extend(header::skipped_note(first_filled, header.row));
         self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
         Ok(header)
+    }
+
+    /// The first data rows below the header, each its cells by column index: the rows read
+    /// while looking for the header, so nothing more of the file is read for them (and there
+    /// are none when the header row was given). The mapping inference reads values from them
+    /// (`mapping::infer_from`).
+    pub fn samples(&self) -> Vec<Vec<String>> {
+        let read = self.pending.iter().filter_map(|item| item.as_ref().ok());
+        read.filter(|record| !record.is_blank())
+            .take(SAMPLE_ROWS)
+            .map(|record| record.cells.iter().map(str::to_owned).collect())
+            .collect()
     }
 
     /// The rows after the header, in file order, streaming.

@@ -20,9 +20,11 @@ use super::kind::{CellKind, kind_of};
 
 /// The index in `rows` of the header row, or `None` when every row is blank.
 pub(super) fn sniff(rows: &[Record]) -> Option<usize> {
+    // Blank rows (up to a thousand in the look-ahead) are dropped before any cell is judged.
     let lines: Vec<Line> = rows
         .iter()
         .enumerate()
+        .filter(|(_, r)| !r.is_blank())
         .map(|(index, r)| Line::new(index, r))
         .filter(|l| l.width > 0)
         .collect();

@@ -33,10 +33,13 @@ pub struct ConsentSpec {
 
 /// "Yes" as a form, a CRM or a person writes it, in the six languages the headers are read in.
 pub fn default_consent_values() -> Vec<String> {
-    ["yes", "y", "ja", "j", "oui", "si", "sí", "x", "1", "true", "wahr", "vrai", "opt-in", "✓"]
-        .into_iter()
-        .map(String::from)
-        .collect()
+    [
+        "yes", "y", "ja", "j", "oui", "si", "sí", "x", "1", "true", "wahr", "vrai", "opt-in", "✓",
+        "sì", "✔",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
 }
 
 /// A suppression list named in a mapping file, made relative to that file's folder.

@@ -1,10 +1,13 @@
-//! Guessing a mapping from the headers alone, in English, German, French, Spanish, Italian and
-//! Dutch, so a first import needs no mapping file at all.
+//! Guessing a mapping from the headers, in English, German, French, Spanish, Italian and
+//! Dutch, so a first import needs no mapping file at all; and from the first data rows where
+//! the headers mislead: `Einwilligung Telefon` or `Telefon erlaubt` over `ja`/`nein` is a
+//! consent column, never a phone column.
 
 use indexmap::IndexMap;
 
 use super::file::{Columns, ContactSpec, MappingFile, PhoneColumns};
 use super::header_key;
+use crate::source::is_yes_no;
 
 const PHONE: &[&str] = &[
     "phone",
@@ -172,24 +175,87 @@ fn is_one_of(key: &str, synonyms: &[&str]) -> bool {
     synonyms.contains(&key)
 }
 
-/// A phone-like header with a trailing number or qualifier (`Phone 2`, `Mobile (work)`).
+/// A phone-like header with a trailing number or qualifier (`Phone 2`, `Mobile (work)`); one
+/// that names consent (`Einwilligung Telefon`, `Telefon-Opt-in`) says whether a number may be
+/// called, not which.
 fn is_phone_like(key: &str) -> bool {
     let base = key.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_whitespace() || c == '#');
     let base = base.split(" (").next().unwrap_or(base).trim();
-    is_one_of(key, PHONE)
+    let phone = is_one_of(key, PHONE)
         || is_one_of(base, PHONE)
-        || PHONE.iter().any(|p| p.len() > 4 && base.split([' ', '_', '-']).any(|w| w == *p))
+        || PHONE.iter().any(|p| p.len() > 4 && base.split([' ', '_', '-']).any(|w| w == *p));
+    phone && !names_consent(key)
 }
 
-/// A mapping guessed from the headers, and a line per choice for the user to check.
+/// A header naming consent as one of its words, in the six languages: `DSGVO Zustimmung`,
+/// `Consent to call`, `Telefon-Opt-in`, `Werbeeinwilligung`.
+fn names_consent(key: &str) -> bool {
+    const WORDS: &[&str] = &["optin", "permission", "permissions", "dsgvo", "gdpr", "rgpd"];
+    // German joins words (`Telefoneinwilligung`), and the Romance words share a stem.
+    const STEMS: &[&str] = &["einwillig", "zustimm", "einverst", "toestemm"];
+    let words: Vec<&str> =
+        key.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    is_one_of(key, CONSENT)
+        || words.windows(2).any(|pair| pair == ["opt", "in"])
+        || words.iter().any(|w| {
+            is_one_of(w, WORDS)
+                || w.starts_with("consent")
+                || w.starts_with("consens")
+                || STEMS.iter().any(|stem| w.contains(stem))
+        })
+}
+
+/// Whether the filled cells of `column` in the first data rows are all yes or no (`ja`,
+/// `nein`, `x`, `1`, `0`): a column of answers, whatever its header says. `false` without any.
+fn holds_yes_no(samples: &[Vec<String>], column: usize) -> bool {
+    let mut filled = samples
+        .iter()
+        .filter_map(|row| row.get(column))
+        .map(|cell| cell.trim())
+        .filter(|cell| !cell.is_empty())
+        .peekable();
+    filled.peek().is_some() && filled.all(is_yes_no)
+}
+
+/// The consent column: a consent header exactly, else one naming consent among other words
+/// (over yes/no values first), else, when `samples` show one, a phone-like header over yes/no
+/// values (`Telefon erlaubt`). The second part of the answer says why, for the note.
+fn consent_column(keys: &[String], yes_no: &[bool]) -> Option<(usize, &'static str)> {
+    let named = |want_yes_no: bool| {
+        (0..keys.len()).find(|&i| names_consent(&keys[i]) && (yes_no[i] || !want_yes_no))
+    };
+    let answers = (0..keys.len()).find(|&i| yes_no[i] && is_phone_like(&keys[i]));
+    let exact = keys.iter().position(|k| is_one_of(k, CONSENT));
+    exact
+        .or_else(|| named(true))
+        .or_else(|| named(false))
+        .map(|i| (i, ""))
+        .or_else(|| answers.map(|i| (i, ", whose cells are yes or no")))
+}
+
+/// A mapping guessed from the headers alone, and a line per choice for the user to check:
+/// [`infer_from`] without data rows.
 pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
+    infer_from(headers, &[])
+}
+
+/// A mapping guessed from the headers and the first data rows below them (`samples`, each a
+/// row's cells by column index, as [`crate::source::Source::samples`] gives them), and a line
+/// per choice for the user to check. A column whose cells are yes or no is never a phone
+/// column, whatever its header says.
+pub fn infer_from(headers: &[String], samples: &[Vec<String>]) -> (MappingFile, Vec<String>) {
     let keys: Vec<String> = headers.iter().map(|h| header_key(h)).collect();
     let find = |synonyms: &[&str]| keys.iter().position(|k| is_one_of(k, synonyms));
     let mut file = MappingFile::default();
     let mut notes = Vec::new();
     let mut used = vec![false; headers.len()];
+    let yes_no: Vec<bool> = (0..headers.len()).map(|i| holds_yes_no(samples, i)).collect();
 
-    let phones: Vec<usize> = (0..keys.len()).filter(|&i| is_phone_like(&keys[i])).collect();
+    let (phones, answers): (Vec<usize>, Vec<usize>) =
+        (0..keys.len()).filter(|&i| is_phone_like(&keys[i])).partition(|&i| !yes_no[i]);
+    for &i in &answers {
+        notes.push(format!("column `{}` holds yes or no, not phone numbers", headers[i]));
+    }
     // The plainest phone header is the main number. Every other phone column is both where the
     // number comes from when the main cell is empty (Telefon empty, Mobil filled: call the
     // mobile) and, when it is not, a secondary contact: no number in the sheet goes unused, and
@@ -255,13 +321,13 @@ pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
             headers[i]
         ));
     }
-    if let Some(i) = find(CONSENT) {
+    if let Some((i, why)) = consent_column(&keys, &yes_no) {
         file.consent = Some(super::ConsentSpec {
             column: headers[i].clone(),
             values: super::default_consent_values(),
         });
         used[i] = true;
-        notes.push(format!("proposed: consent from column `{}` (`[consent]`)", headers[i]));
+        notes.push(format!("proposed: consent from column `{}`{why} (`[consent]`)", headers[i]));
     }
     let rest: Vec<&str> = headers
         .iter()
@@ -355,5 +421,116 @@ mod tests {
             assert_eq!(file.variables["email"], Columns::One(mail.into()));
             assert_eq!(file.campaign_column.as_deref(), Some(campaign));
         }
+    }
+
+    fn column(file: &MappingFile) -> Option<&str> {
+        file.consent.as_ref().map(|c| c.column.as_str())
+    }
+
+    fn rows(list: &[&[&str]]) -> Vec<Vec<String>> {
+        list.iter().map(|row| row.iter().map(|c| c.to_string()).collect()).collect()
+    }
+
+    #[test]
+    fn a_header_naming_consent_is_the_consent_column_never_a_phone() {
+        for consent in [
+            "Einwilligung Telefon",
+            "Telefon-Opt-in",
+            "DSGVO Zustimmung",
+            "Consent to call",
+            "Phone permission",
+            "Telefoneinwilligung",
+            "Einverständnis Anruf",
+            "Consentement téléphone",
+            "Consentimiento teléfono",
+            "Consenso telefono",
+            "Toestemming telefoon",
+            "GDPR phone",
+        ] {
+            let (file, notes) = infer(&headers(&["Name", "Telefon", consent, "Kampagne"]));
+            assert_eq!(file.phone, Some(PhoneColumns::One("Telefon".into())), "{consent}");
+            assert!(file.secondary_contacts.is_empty(), "{consent}: {notes:?}");
+            assert_eq!(column(&file), Some(consent), "{consent}");
+            let (alone, _) = infer(&headers(&["Name", consent]));
+            assert_eq!(alone.phone, None, "{consent}");
+        }
+    }
+
+    #[test]
+    fn an_exact_consent_header_wins_over_one_that_names_consent_among_other_words() {
+        let h = headers(&["Name", "Telefon", "Einwilligung Telefon", "Einwilligung"]);
+        assert_eq!(column(&infer(&h).0), Some("Einwilligung"));
+        // Among partial ones, the one whose cells are yes or no.
+        let h = headers(&["Telefon", "Einwilligung Datum", "Einwilligung Telefon"]);
+        let samples = rows(&[&["+49 30 1234567", "01.02.2024", "ja"]]);
+        assert_eq!(column(&infer_from(&h, &samples).0), Some("Einwilligung Telefon"));
+        assert_eq!(column(&infer(&h).0), Some("Einwilligung Datum"), "no rows: the first");
+    }
+
+    #[test]
+    fn a_phone_header_over_yes_and_no_is_consent_when_no_other_column_is() {
+        let h = headers(&["Name", "Telefon", "Telefon erlaubt", "Kampagne"]);
+        let samples = rows(&[
+            &["Ada", "+49 30 1234567", "ja", "Frühjahr"],
+            &["Bob", "+49 30 1234568", "", "Frühjahr"],
+            &["Cyd", "+49 30 1234569", "Nein", "Frühjahr"],
+        ]);
+        let (file, notes) = infer_from(&h, &samples);
+        assert_eq!(file.phone, Some(PhoneColumns::One("Telefon".into())));
+        assert_eq!(column(&file), Some("Telefon erlaubt"));
+        assert!(notes.iter().any(|n| n.contains("yes or no")), "{notes:?}");
+        // Headers alone cannot tell: the old reading, a second phone column.
+        assert!(
+            infer(&h).0.secondary_contacts.contains(&ContactSpec::Phone("Telefon erlaubt".into()))
+        );
+        // A consent column elsewhere is the consent column; the answers are carried along.
+        let h = headers(&["Name", "Telefon", "Telefon erlaubt", "Opt-in"]);
+        let samples = rows(&[&["Ada", "+49 30 1234567", "ja", "x"]]);
+        let (file, _) = infer_from(&h, &samples);
+        assert_eq!(column(&file), Some("Opt-in"));
+        assert_eq!(file.phone, Some(PhoneColumns::One("Telefon".into())));
+        assert!(file.secondary_contacts.is_empty());
+        assert!(file.carry_unmapped);
+    }
+
+    /// No column whose cells are yes or no is ever taken for a phone, under any phone header,
+    /// in any of the six languages; `1`/`0` columns included.
+    #[test]
+    fn a_column_of_yes_and_no_is_never_a_phone() {
+        let words = crate::source::YES_WORDS.iter().chain(crate::source::NO_WORDS);
+        for word in words {
+            for header in ["Telefon", "Phone ok", "Mobil", "Handy", "Phone 2", "Telefon erlaubt"] {
+                let h = headers(&["Name", header, "Mobilnummer"]);
+                let samples = rows(&[
+                    &["Ada", word, "+49 151 2345678"],
+                    &["Bob", "", "+49 151 2345679"],
+                    &["Cyd", &word.to_uppercase(), ""],
+                ]);
+                let (file, _) = infer_from(&h, &samples);
+                let phones = file.phone.as_ref().map(PhoneColumns::headers).unwrap_or_default();
+                assert_eq!(phones, ["Mobilnummer"], "{header} over {word}");
+                assert!(file.secondary_contacts.is_empty(), "{header} over {word}");
+                assert_eq!(column(&file), Some(header), "{header} over {word}");
+            }
+        }
+        let ones = rows(&[&["1"], &["0"], &["1"]]);
+        assert_eq!(infer_from(&headers(&["Telefon"]), &ones).0.phone, None);
+    }
+
+    #[test]
+    fn every_yes_word_is_a_default_consent_value() {
+        let values = crate::mapping::default_consent_values();
+        for yes in crate::source::YES_WORDS {
+            assert!(values.iter().any(|v| v == yes), "{yes}");
+        }
+    }
+
+    #[test]
+    fn a_phone_column_with_numbers_stays_a_phone_column() {
+        let h = headers(&["Telefon", "Mobil"]);
+        let samples = rows(&[&["+49 30 1234567", ""], &["", "0151 2345678"]]);
+        let (file, _) = infer_from(&h, &samples);
+        assert_eq!(file.phone.unwrap().headers(), ["Telefon", "Mobil"]);
+        assert_eq!(file.consent, None);
     }
 }

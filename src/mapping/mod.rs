@@ -15,7 +15,7 @@ pub use file::{
     MissingVariables, PhoneColumns, SheetRef, parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
-pub use infer::infer;
+pub use infer::{infer, infer_from};
 pub use roles::{Role, fits, roles_of, with_roles};
 pub use template::{render_template, render_template_with};
 

@@ -317,7 +317,7 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
     let headers = source.headers.clone();
     let (mapping, mapping_notes) = match mapping {
         Some(m) => (m, Vec::new()),
-        None => infer_with_overrides(opts, &headers),
+        None => infer_with_overrides(opts, &headers, &source.samples()),
     };
     // Said before any row is read, on a terminal and off it alike.
     progress::announce_mapping(opts.display, &mapping_notes);
@@ -704,8 +704,14 @@ fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
     }
 }
 
-fn infer_with_overrides(opts: &ImportOptions, headers: &[String]) -> (MappingFile, Vec<String>) {
-    let (mut file, mut notes) = crate::mapping::infer(headers);
+/// The mapping inferred from the headers and the first data rows (`samples`: a yes/no column
+/// is never a phone column), with the command line's choices on top.
+fn infer_with_overrides(
+    opts: &ImportOptions,
+    headers: &[String],
+    samples: &[Vec<String>],
+) -> (MappingFile, Vec<String>) {
+    let (mut file, mut notes) = crate::mapping::infer_from(headers, samples);
     // A country or consent column is proposed (by `init` too), never applied unasked: a run
     // without a mapping checks what it always did.
     file.region_column = None;

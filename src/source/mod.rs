@@ -24,6 +24,7 @@ mod error;
 mod extent;
 mod fetch;
 mod header;
+mod kind;
 mod limits;
 mod ods_guard;
 mod ods_tally;
@@ -49,6 +50,7 @@ use std::str::FromStr;
 pub use error::SourceError;
 pub use extent::{Counted, Extent, Unit};
 pub use fetch::{MAX_DOWNLOAD_BYTES, fetch, fetch_with_limit};
+pub use kind::{CellKind, NO_WORDS, YES_WORDS, is_yes_no, kind_of};
 
 /// How to read a file; the default sniffs everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -181,6 +183,8 @@ const PREFIX_BYTES: usize = 64 * 1024;
 const LOOKAHEAD_ROWS: usize = 12;
 /// A bound on the rows held while looking ahead, blank ones included.
 const LOOKAHEAD_RECORDS: usize = 1000;
+/// Data rows handed to the mapping inference at most, of those already read ahead.
+const SAMPLE_ROWS: usize = 50;
 
 impl Source {
     /// Opens `path`, decides what it is, and reads up to the header.
@@ -371,6 +375,18 @@ impl Source {
         self.notes.extend(header::skipped_note(first_filled, header.row));
         self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
         Ok(header)
+    }
+
+    /// The first data rows below the header, each its cells by column index: the rows read
+    /// while looking for the header, so nothing more of the file is read for them (and there
+    /// are none when the header row was given). The mapping inference reads values from them
+    /// (`mapping::infer_from`).
+    pub fn samples(&self) -> Vec<Vec<String>> {
+        let read = self.pending.iter().filter_map(|item| item.as_ref().ok());
+        read.filter(|record| !record.is_blank())
+            .take(SAMPLE_ROWS)
+            .map(|record| record.cells.iter().map(str::to_owned).collect())
+            .collect()
     }
 
     /// The rows after the header, in file order, streaming.

@@ -340,6 +340,19 @@ fn title_rows_above_the_header_are_skipped() {
 }
 
 #[test]
+fn the_rows_read_ahead_below_the_header_are_its_samples() {
+    let source = open("title_rows.csv");
+    let samples = source.samples();
+    assert_eq!(
+        samples,
+        [["Anna", "+49 30 12345678", "Berlin"], ["Ben", "+43 664 1234567", "Wien"]]
+    );
+    assert_eq!(rows(source).len(), 2, "the samples are still read as rows");
+    let asked = SourceOptions { header_row: Some(4), ..SourceOptions::default() };
+    assert!(open_with("title_rows.csv", &asked).samples().is_empty(), "nothing read ahead");
+}
+
+#[test]
 fn header_only_is_zero_records() {
     let source = open("header_only.csv");
     assert_eq!(source.headers, ["Name", "Phone"]);

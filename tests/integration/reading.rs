@@ -1,6 +1,8 @@
 //! Reading fidelity through the real binary: what the person is told about how a file was
 //! read, in the terminal summary and the reports.
 
+use std::path::{Path, PathBuf};
+
 use crate::import::dry_run;
 use crate::support::{Cli, write};
 
@@ -54,4 +56,56 @@ fn headers_with_line_breaks_are_quoted_in_the_no_phone_column_error() {
     let error = err.lines().find(|l| l.starts_with("error:")).unwrap_or_default();
     assert!(error.contains("no phone column"), "{err}");
     assert!(error.ends_with(r#"`Name`, "Notes\nfrom the call", `City`"#), "{err}");
+}
+
+/// `samples/crm_export_de.csv`, a German CRM export: a title, an export line of date and time
+/// in cells of their own, the header on row 3, and an `Einwilligung Telefon` column of
+/// `ja`/`nein` whose header holds the word "Telefon".
+fn crm_export() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/crm_export_de.csv")
+}
+
+#[test]
+fn a_crm_export_is_read_from_its_header_on_row_3_and_its_consent_column_is_no_phone() {
+    // Exit 3: without a mapping the Austrian and Swiss numbers are read as German ones.
+    let (report, err) = dry_run(&crm_export(), &[], 3);
+    assert!(err.contains("header on row 3; rows 1\u{2013}2 skipped as titles"), "{err}");
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!((rows.len(), &rows[0]["row"]), (30, &4.into()), "{report}");
+    assert_eq!(rows[0]["variables"]["kunden_nr"], "10001", "{report}");
+    assert_eq!(rows[0]["variables"]["einwilligung_telefon"], "ja", "{report}");
+    assert!(!report.to_string().contains("invalid_secondary_phone"), "{report}");
+}
+
+#[test]
+fn init_names_the_columns_of_row_3_and_proposes_the_consent_column() {
+    let (mapping, _) = Cli::new().args(["init"]).args([crm_export()]).ok();
+    let columns = "# Columns found: \"Kunden-Nr\", \"Vorname\", \"Nachname\", \"Firma\", \
+                   \"Telefon\", \"Mobil\", \"Einwilligung Telefon\", \"Kampagne\", \"Land\"\n";
+    assert!(mapping.contains(columns), "{mapping}");
+    assert!(mapping.contains("\nphone = [\"Telefon\", \"Mobil\"]\n"), "{mapping}");
+    assert!(mapping.contains("[consent]\ncolumn = \"Einwilligung Telefon\"\n"), "{mapping}");
+    assert!(mapping.contains("region_column = \"Land\""), "{mapping}");
+    // Imported with it, a `nein` is skipped and an Austrian number is read as Austrian.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "m.toml", &mapping);
+    let (report, _) = dry_run(&crm_export(), &["-m", file.to_str().unwrap()], 0);
+    let row = |n: u64| report["rows"].as_array().unwrap().iter().find(|r| r["row"] == n).unwrap();
+    assert_eq!(row(6)["errors"][0]["code"], "no_consent", "{report}");
+    assert!(row(7)["phone"].as_str().unwrap().starts_with("+43"), "{report}");
+}
+
+/// The first rows below the header reach the inference: a phone-like header over yes and no
+/// is no phone column, on `import` and `init` alike.
+#[test]
+fn a_phone_header_over_yes_and_no_is_told_by_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "Name;Telefon;Telefon erlaubt\nAda;+49 30 1234567;ja\nBob;+49 30 1234568;nein\n";
+    let file = write(dir.path(), "erlaubt.csv", text);
+    let (report, err) = dry_run(&file, &[], 0);
+    assert!(err.contains("`Telefon erlaubt` holds yes or no"), "{err}");
+    assert!(!report.to_string().contains("invalid_secondary_phone"), "{report}");
+    let (mapping, _) = Cli::new().args(["init"]).args([&file]).ok();
+    assert!(mapping.contains("\nphone = \"Telefon\"\n"), "{mapping}");
+    assert!(mapping.contains("[consent]\ncolumn = \"Telefon erlaubt\"\n"), "{mapping}");
 }

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 
 use crate::assistant::Unmatched;
 use crate::cli::{Config, Outcome, Session};
-use crate::mapping::{AssistantRef, MappingFile, infer, render_template_with};
+use crate::mapping::{AssistantRef, MappingFile, infer_from, render_template_with};
 use crate::pipeline;
 use crate::source::{SheetSelector, Source, SourceOptions};
 
@@ -52,7 +52,8 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
     let path = pipeline::materialize(source_name, download.path()).await?;
     let sheet = args.sheet.as_deref().map(str::parse::<SheetSelector>).transpose()?;
     let source = Source::open(&path, &SourceOptions { sheet, ..SourceOptions::default() })?;
-    let (mut mapping, mut notes) = infer(&source.headers);
+    // Headers alone mislead: `Telefon erlaubt` over ja/nein is consent, and only the rows say so.
+    let (mut mapping, mut notes) = infer_from(&source.headers, &source.samples());
     mapping.region = Some("DE".to_string());
     let mut unmatched = Vec::new();
     if let Some(asked) = &args.assistant {

@@ -780,7 +780,7 @@ async fn load_guards(
     spec: &GuardSpec,
     headers: &[String],
     plan: &Plan,
-    never_call: Option<PathBuf>,
+    never_call: Vec<PathBuf>,
 ) -> Result<Guards, PipelineError> {
     let phones = PhoneParser::new(&plan.region)?;
     let downloads = download_dir()
@@ -797,7 +797,7 @@ async fn load_guards(
         };
         lists.push((path, list.clone()));
     }
-    if let Some(path) = never_call {
+    for path in never_call {
         lists.push((path, NEVER_CALL_LABEL.to_string()));
     }
     let loaded = tokio::task::spawn_blocking(move || crate::guards::load_lists(&lists, &phones))
@@ -815,21 +815,27 @@ pub const NEVER_CALL_LABEL: &str = "do-not-call list of this account";
 pub async fn never_call_list(
     opts: &ImportOptions,
     client: Option<&Client>,
-) -> Result<Option<PathBuf>, PipelineError> {
+) -> Result<Vec<PathBuf>, PipelineError> {
     let (Some(client), Some(state_dir), false) = (client, &opts.state_dir, opts.offline) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    let list = account_never_call(client, state_dir).await?;
-    Ok(list.exists().then(|| list.path().to_path_buf()))
+    let lists = account_never_calls(client, state_dir).await?;
+    Ok(lists.into_iter().filter(|l| l.exists()).map(|l| l.path().to_path_buf()).collect())
 }
 
-/// The do-not-call list of the account `client` speaks for.
-pub async fn account_never_call(
+/// The do-not-call lists of the account `client` speaks for, one under each name its journals
+/// know it by (its user, else its campaigns), never by anything made from the token. The first
+/// is the one a number is added to; every one is applied, so a list started while the account
+/// was named by its campaigns still holds once it has a user.
+pub async fn account_never_calls(
     client: &Client,
     state_dir: &std::path::Path,
-) -> Result<crate::guards::NeverCall, PipelineError> {
-    let account = client.legacy_account_id(state_dir).await?;
-    Ok(crate::guards::NeverCall::for_account(state_dir, &client.service_name(), &account))
+) -> Result<Vec<crate::guards::NeverCall>, PipelineError> {
+    let names = client.account_names().await?;
+    let service = client.service_name();
+    let list =
+        |account: &String| crate::guards::NeverCall::for_account(state_dir, &service, account);
+    Ok(names.iter().map(list).collect())
 }
 
 async fn fetch_campaigns(client: &Client) -> Result<CampaignBook, PipelineError> {

@@ -23,7 +23,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 
-use super::lang::Lang;
+use super::lang;
 use super::page;
 
 /// The query parameter the printed URL carries the secret in.
@@ -114,7 +114,7 @@ pub(super) async fn check(
     request: Request,
     next: Next,
 ) -> Response {
-    let lang = Lang::of(request.uri().query(), request.headers());
+    let lang = lang::of(request.uri().query(), request.headers());
     let Some(host) = host(&request) else {
         return page::refused(lang, Refusal::Host);
     };

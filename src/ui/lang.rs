@@ -12,39 +12,27 @@ use super::text::{DE, EN, Text};
 
 const COOKIE: &str = "leadsync_lang";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Lang {
-    En,
-    De,
+/// The library's language: the page and the reports it makes speak the same one.
+pub(super) use crate::row::Lang;
+
+/// The page's words in `lang`.
+pub(super) fn text(lang: Lang) -> &'static Text {
+    match lang {
+        Lang::En => &EN,
+        Lang::De => &DE,
+    }
 }
 
-impl Lang {
-    pub(super) fn text(self) -> &'static Text {
-        match self {
-            Lang::En => &EN,
-            Lang::De => &DE,
-        }
-    }
-
-    fn parse(code: &str) -> Option<Lang> {
-        match code.trim().to_ascii_lowercase().as_str() {
-            "en" => Some(Lang::En),
-            "de" => Some(Lang::De),
-            _ => None,
-        }
-    }
-
-    /// The language of a request with this query and these headers.
-    pub(super) fn of(query: Option<&str>, headers: &HeaderMap) -> Lang {
-        query_param(query, "lang")
-            .and_then(|code| Lang::parse(&code))
-            .or_else(|| cookie(headers, COOKIE).and_then(Lang::parse))
-            .or_else(|| {
-                let accept = headers.get(ACCEPT_LANGUAGE)?.to_str().ok()?;
-                from_accept_language(accept)
-            })
-            .unwrap_or(Lang::En)
-    }
+/// The language of a request with this query and these headers.
+pub(super) fn of(query: Option<&str>, headers: &HeaderMap) -> Lang {
+    query_param(query, "lang")
+        .and_then(|code| Lang::parse(&code))
+        .or_else(|| cookie(headers, COOKIE).and_then(Lang::parse))
+        .or_else(|| {
+            let accept = headers.get(ACCEPT_LANGUAGE)?.to_str().ok()?;
+            from_accept_language(accept)
+        })
+        .unwrap_or(Lang::En)
 }
 
 /// The first of English and German in the browser's order of preference (`q` weights, then
@@ -74,7 +62,7 @@ pub(super) async fn remember(request: Request, next: Next) -> Response {
     let chosen = query_param(request.uri().query(), "lang").and_then(|code| Lang::parse(&code));
     let mut response = next.run(request).await;
     if let Some(lang) = chosen {
-        let value = format!("{COOKIE}={}; Path=/; SameSite=Strict", lang.text().code);
+        let value = format!("{COOKIE}={}; Path=/; SameSite=Strict", lang.code());
         if let Ok(value) = HeaderValue::from_str(&value) {
             response.headers_mut().append(SET_COOKIE, value);
         }

@@ -10,7 +10,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 
 use super::guard::Refusal;
-use super::lang::Lang;
+use super::lang::{self, Lang};
 use super::text::Text;
 
 /// HTML-escapes its text, as the HTML report does.
@@ -48,7 +48,7 @@ pub(super) struct View {
 
 impl View {
     pub(super) fn text(&self) -> &'static Text {
-        self.lang.text()
+        lang::text(self.lang)
     }
 }
 
@@ -56,7 +56,7 @@ impl<S: Send + Sync> FromRequestParts<S> for View {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<View, Self::Rejection> {
-        Ok(View { lang: Lang::of(parts.uri.query(), &parts.headers), uri: parts.uri.clone() })
+        Ok(View { lang: lang::of(parts.uri.query(), &parts.headers), uri: parts.uri.clone() })
     }
 }
 
@@ -91,7 +91,7 @@ pub(super) fn page(
         label = Esc(t.service),
         service = Esc(service),
         href = Esc(&with_lang(&view.uri, other)),
-        code = other.text().code,
+        code = other.code(),
         language = Esc(t.language),
         other_name = Esc(t.other_language),
         steps = Esc(t.steps_label),
@@ -101,7 +101,7 @@ pub(super) fn page(
 
 /// The request refused by the guard, in the browser's language.
 pub(super) fn refused(lang: Lang, why: Refusal) -> Response {
-    let t = lang.text();
+    let t = lang::text(lang);
     let message = match why {
         Refusal::Host => t.refused_host,
         Refusal::Origin => t.refused_origin,
@@ -157,7 +157,7 @@ fn with_lang(uri: &Uri, lang: Lang) -> String {
         .map(|(name, value)| (name.into_owned(), value.into_owned()));
     let query = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(kept)
-        .append_pair("lang", lang.text().code)
+        .append_pair("lang", lang.code())
         .finish();
     format!("{}?{query}", uri.path())
 }

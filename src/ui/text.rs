@@ -3,9 +3,13 @@
 //! (both languages are values of the same struct) rather than an English word on a German page.
 
 use crate::phone::NumberType;
+use crate::row::{Lang, count, percent, plural, rate};
 
 /// The strings of one language. Texts with a value in them are functions.
 pub struct Text {
+    /// The language these words are in: the library's words (reasons, row messages, numbers)
+    /// are asked for in it.
+    pub lang: crate::row::Lang,
     /// The `lang` attribute of the page.
     pub code: &'static str,
     pub app: &'static str,
@@ -178,6 +182,7 @@ pub struct Text {
     pub report_file: fn(&str) -> String,
     pub fix_file: fn(&str) -> String,
     pub corrected_file: fn(&str) -> String,
+    pub second_number: fn(&str) -> String,
     pub send_rest: &'static str,
     pub journal_note: fn(&str) -> String,
     pub back_mapping: &'static str,
@@ -233,6 +238,7 @@ pub struct Text {
 }
 
 pub const EN: Text = Text {
+    lang: crate::row::Lang::En,
     code: "en",
     app: "leadsync import",
     steps_label: "Steps",
@@ -284,7 +290,9 @@ pub const EN: Text = Text {
     header_row_invalid: "The header row must be a row number, 1 or more.",
     apply: "Apply",
     detect_again: "Detect everything again",
-    first_rows: |n| format!("The first {n} rows under the header"),
+    first_rows: |n| {
+        format!("The first {} under the header", plural(Lang::En, n as u64, "row", "rows"))
+    },
     row: "Row",
     use_as_header: "Header",
     rows_above: "Rows above the header",
@@ -372,16 +380,19 @@ pub const EN: Text = Text {
     check_title: "Check",
     send_title: "Sending",
     results_title: "Results",
-    rows_so_far: |n| format!("{n} rows so far. This page updates itself."),
-    progress_line: |done, total, eta, rate| {
-        let share = done * 100 / total.max(1);
+    rows_so_far: |n| {
+        format!("{} so far. This page updates itself.", plural(Lang::En, n, "row", "rows"))
+    },
+    progress_line: |done, total, eta, speed| {
+        let share = percent(Lang::En, done, total);
+        let (done, total) = (count(Lang::En, done), count(Lang::En, total));
         match eta {
-            Some(secs) => {
-                format!(
-                    "{done} of {total} rows ({share}%), {rate:.1} a second, about {secs} s left"
-                )
-            }
-            None => format!("{done} of {total} rows ({share}%)"),
+            Some(secs) => format!(
+                "{done} of {total} rows ({share}), {} a second, about {} left",
+                rate(Lang::En, speed),
+                span(Lang::En, secs)
+            ),
+            None => format!("{done} of {total} rows ({share})"),
         }
     },
     refresh: "Refresh",
@@ -422,13 +433,15 @@ pub const EN: Text = Text {
     downloads: "Reports to download",
     download_names: ["The report (HTML)", "The report (JSON)", "The fix file for Excel"],
     send_legend: "Send",
-    send_plan: |n, service, rate| {
+    send_plan: |n, service, per_second| {
         format!(
-            "{n} leads to {service}, at {rate} per second: about {}.",
-            duration(n, rate, "s", "min")
+            "{} to {service}, at {} per second: about {}.",
+            plural(Lang::En, n, "lead", "leads"),
+            rate(Lang::En, per_second),
+            span(Lang::En, seconds_for(n, per_second))
         )
     },
-    send_button: |n| format!("Send {n} leads"),
+    send_button: |n| format!("Send {}", plural(Lang::En, n, "lead", "leads")),
     nothing_to_send: "No row can be sent: fix the rows above first.",
     no_service_to_send: "No service is set up, so nothing can be sent. Start `leadsync ui \
                          --sandbox` to try it, or set `LEADSYNC_BASE_URL` and a token.",
@@ -438,7 +451,10 @@ pub const EN: Text = Text {
     send_rest: "Send the rest",
     paused: |left| match left {
         1 => "Paused. 1 lead is not sent yet: “Send the rest” sends it.".to_string(),
-        n => format!("Paused. {n} leads are not sent yet: “Send the rest” sends them."),
+        n => format!(
+            "Paused. {} leads are not sent yet: “Send the rest” sends them.",
+            count(Lang::En, n)
+        ),
     },
     check_not_finished: "This check is still running: send once it is done.",
     check_not_usable: "Only a check that finished can be sent: check the sheet again.",
@@ -448,18 +464,20 @@ pub const EN: Text = Text {
     results_sentence: |created, campaign, skipped, to_fix| {
         let leads = match created {
             1 => "1 lead is".to_string(),
-            n => format!("{n} leads are"),
+            n => format!("{} leads are", count(Lang::En, n)),
         };
         let place = match campaign {
             Some(name) => format!("in the campaign “{name}”"),
             None => "in their campaigns".to_string(),
         };
+        let (skipped, to_fix) = (count(Lang::En, skipped), count(Lang::En, to_fix));
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
     report_file: |stem| format!("{stem} – check report.html"),
     fix_file: |stem| format!("{stem} – fixes.xlsx"),
     corrected_file: |stem| format!("{stem} – corrected.xlsx"),
+    second_number: |phone| format!("second number {phone}"),
     journal_note: |path| {
         format!("`leadsync import` with the same file resumes this run too. Its journal: {path}")
     },
@@ -509,14 +527,16 @@ pub const EN: Text = Text {
     only_finished_checks: "Rows can be changed on a finished check, before it is sent.",
     exclude_all: |n| match n {
         1 => "Exclude the duplicate row".to_string(),
-        n => format!("Exclude all {n} duplicate rows"),
+        n => format!("Exclude all {} duplicate rows", count(Lang::En, n)),
     },
     country_for_rows: "Country for these rows (e.g. DE)",
     set_country: "Set the country of these rows",
     recheck: "Check the whole sheet again with my changes",
     edits_so_far: |cells, excluded| {
         format!(
-            "Your changes: {cells} rows edited, {excluded} excluded. The file itself is unchanged."
+            "Your changes: {} edited, {} excluded. The file itself is unchanged.",
+            plural(Lang::En, cells as u64, "row", "rows"),
+            count(Lang::En, excluded as u64)
         )
     },
     duplicates_after_edit: "A row checked on its own is not compared with the others: \
@@ -537,6 +557,7 @@ pub const EN: Text = Text {
 };
 
 pub const DE: Text = Text {
+    lang: crate::row::Lang::De,
     code: "de",
     app: "leadsync Import",
     steps_label: "Schritte",
@@ -589,7 +610,9 @@ pub const DE: Text = Text {
     header_row_invalid: "Die Kopfzeile muss eine Zeilennummer ab 1 sein.",
     apply: "Übernehmen",
     detect_again: "Alles neu erkennen",
-    first_rows: |n| format!("Die ersten {n} Zeilen unter der Kopfzeile"),
+    first_rows: |n| {
+        format!("Die ersten {} unter der Kopfzeile", plural(Lang::De, n as u64, "Zeile", "Zeilen"))
+    },
     row: "Zeile",
     use_as_header: "Kopf",
     rows_above: "Zeilen über der Kopfzeile",
@@ -680,14 +703,22 @@ pub const DE: Text = Text {
     check_title: "Prüfung",
     send_title: "Senden",
     results_title: "Ergebnis",
-    rows_so_far: |n| format!("Bisher {n} Zeilen. Diese Seite aktualisiert sich selbst."),
-    progress_line: |done, total, eta, rate| {
-        let share = done * 100 / total.max(1);
+    rows_so_far: |n| {
+        format!(
+            "Bisher {}. Diese Seite aktualisiert sich selbst.",
+            plural(Lang::De, n, "Zeile", "Zeilen")
+        )
+    },
+    progress_line: |done, total, eta, speed| {
+        let share = percent(Lang::De, done, total);
+        let (done, total) = (count(Lang::De, done), count(Lang::De, total));
         match eta {
             Some(secs) => format!(
-                "{done} von {total} Zeilen ({share} %), {rate:.1} pro Sekunde, noch etwa {secs} s"
+                "{done} von {total} Zeilen ({share}), {} pro Sekunde, noch etwa {}",
+                rate(Lang::De, speed),
+                span(Lang::De, secs)
             ),
-            None => format!("{done} von {total} Zeilen ({share} %)"),
+            None => format!("{done} von {total} Zeilen ({share})"),
         }
     },
     refresh: "Aktualisieren",
@@ -728,13 +759,15 @@ pub const DE: Text = Text {
     downloads: "Berichte zum Herunterladen",
     download_names: ["Der Bericht (HTML)", "Der Bericht (JSON)", "Die Korrekturdatei für Excel"],
     send_legend: "Senden",
-    send_plan: |n, service, rate| {
+    send_plan: |n, service, per_second| {
         format!(
-            "{n} Leads an {service}, {rate} pro Sekunde: etwa {}.",
-            duration(n, rate, "s", "min")
+            "{} an {service}, {} pro Sekunde: etwa {}.",
+            plural(Lang::De, n, "Lead", "Leads"),
+            rate(Lang::De, per_second),
+            span(Lang::De, seconds_for(n, per_second))
         )
     },
-    send_button: |n| format!("{n} Leads senden"),
+    send_button: |n| format!("{} senden", plural(Lang::De, n, "Lead", "Leads")),
     nothing_to_send: "Keine Zeile kann gesendet werden: Korrigieren Sie zuerst die Zeilen oben.",
     no_service_to_send: "Kein Dienst eingerichtet, also kann nichts gesendet werden. Starten Sie \
                          `leadsync ui --sandbox` zum Ausprobieren, oder setzen Sie \
@@ -747,9 +780,10 @@ pub const DE: Text = Text {
         1 => {
             "Angehalten. 1 Lead ist noch nicht gesendet: „Den Rest senden“ sendet ihn.".to_string()
         }
-        n => {
-            format!("Angehalten. {n} Leads sind noch nicht gesendet: „Den Rest senden“ sendet sie.")
-        }
+        n => format!(
+            "Angehalten. {} Leads sind noch nicht gesendet: „Den Rest senden“ sendet sie.",
+            count(Lang::De, n)
+        ),
     },
     check_not_finished: "Diese Prüfung läuft noch: Senden Sie, wenn sie fertig ist.",
     check_not_usable: "Nur eine fertige Prüfung kann gesendet werden: Prüfen Sie die Tabelle erneut.",
@@ -759,18 +793,20 @@ pub const DE: Text = Text {
     results_sentence: |created, campaign, skipped, to_fix| {
         let leads = match created {
             1 => "1 Lead ist".to_string(),
-            n => format!("{n} Leads sind"),
+            n => format!("{} Leads sind", count(Lang::De, n)),
         };
         let place = match campaign {
             Some(name) => format!("in der Kampagne „{name}“"),
             None => "in ihren Kampagnen".to_string(),
         };
+        let (skipped, to_fix) = (count(Lang::De, skipped), count(Lang::De, to_fix));
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
     report_file: |stem| format!("{stem} – Prüfbericht.html"),
     fix_file: |stem| format!("{stem} – Korrekturen.xlsx"),
     corrected_file: |stem| format!("{stem} – korrigiert.xlsx"),
+    second_number: |phone| format!("Zweitnummer {phone}"),
     journal_note: |path| {
         format!(
             "`leadsync import` mit derselben Datei setzt diesen Lauf ebenfalls fort. Sein Journal: {path}"
@@ -837,14 +873,16 @@ pub const DE: Text = Text {
     only_finished_checks: "Zeilen lassen sich nach einer abgeschlossenen Prüfung ändern, vor dem Senden.",
     exclude_all: |n| match n {
         1 => "Die doppelte Zeile ausschließen".to_string(),
-        n => format!("Alle {n} doppelten Zeilen ausschließen"),
+        n => format!("Alle {} doppelten Zeilen ausschließen", count(Lang::De, n)),
     },
     country_for_rows: "Land für diese Zeilen (z. B. DE)",
     set_country: "Das Land dieser Zeilen setzen",
     recheck: "Die ganze Tabelle mit meinen Änderungen erneut prüfen",
     edits_so_far: |cells, excluded| {
         format!(
-            "Ihre Änderungen: {cells} Zeilen bearbeitet, {excluded} ausgeschlossen. Die Datei selbst bleibt unverändert."
+            "Ihre Änderungen: {} bearbeitet, {} ausgeschlossen. Die Datei selbst bleibt unverändert.",
+            plural(Lang::De, cells as u64, "Zeile", "Zeilen"),
+            count(Lang::De, excluded as u64)
         )
     },
     duplicates_after_edit: "Eine einzeln geprüfte Zeile wird nicht mit den anderen verglichen: \
@@ -866,13 +904,45 @@ pub const DE: Text = Text {
 };
 
 /// About how long `n` sends take at `rate` per second, in seconds or minutes.
-fn duration(n: u64, rate: f64, seconds: &str, minutes: &str) -> String {
-    if rate <= 0.0 {
-        return format!("1 {seconds}");
+/// How long sending `n` leads takes at `per_second` (no limit: a second at most).
+fn seconds_for(n: u64, per_second: f64) -> u64 {
+    match per_second > 0.0 {
+        true => (n as f64 / per_second).ceil() as u64,
+        false => 1,
     }
-    let secs = (n as f64 / rate).ceil() as u64;
+}
+
+/// A stretch of time as a person says it: `45 s`, `12 min`, `2 h 11 min` (the same in both
+/// languages, with the number words of each).
+fn span(lang: Lang, secs: u64) -> String {
     match secs {
-        0..=90 => format!("{} {seconds}", secs.max(1)),
-        _ => format!("{} {minutes}", secs.div_ceil(60)),
+        0..=90 => format!("{} s", secs.max(1)),
+        91..=5399 => format!("{} min", count(lang, secs.div_ceil(60))),
+        _ => {
+            let minutes = secs.div_ceil(60);
+            format!("{} h {} min", count(lang, minutes / 60), minutes % 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DE, EN, Lang, span};
+
+    #[test]
+    fn numbers_and_times_are_said_in_the_pages_language() {
+        assert_eq!(span(Lang::De, 7860), "2 h 11 min");
+        assert_eq!(span(Lang::En, 45), "45 s");
+        assert_eq!((DE.send_button)(50_000), "50.000 Leads senden");
+        assert_eq!((EN.send_button)(1), "Send 1 lead");
+        assert_eq!(
+            (DE.edits_so_far)(1, 0),
+            "Ihre Änderungen: 1 Zeile bearbeitet, 0 ausgeschlossen. Die Datei selbst bleibt unverändert."
+        );
+        let line = (DE.progress_line)(1500, 50_000, Some(8600), 5.1);
+        assert_eq!(
+            line,
+            "1.500 von 50.000 Zeilen (3,0\u{a0}%), 5,1 pro Sekunde, noch etwa 2 h 24 min"
+        );
     }
 }

@@ -23,8 +23,9 @@ use super::mapping::headers_and_mapping;
 use crate::journal::OnChange;
 use crate::pipeline::PushOptions;
 use crate::progress::Display;
-use crate::report::rows_db::{RowFilter, RowsDb};
+use crate::report::rows_db::{RowFilter, RowsDb, stored_issues};
 use crate::report::{IssueCode, RowStatus, Summary};
+use crate::row::count;
 
 /// Rows a page of the table shows.
 const PAGE_ROWS: usize = 50;
@@ -71,6 +72,8 @@ pub(in super::super) async fn start_check(
     opts.assistant = text(field("assistant"));
     opts.dry_run = true;
     opts.offline = app.client.is_none();
+    // The reports it makes speak the page's language.
+    opts.lang = t.lang;
     // Week after week: rows whose lead is on the service already are shown as such, not as
     // ready, and the send's count and time cover only the rest.
     opts.preview_skips = app.client.is_some();
@@ -375,9 +378,10 @@ pub(super) fn live_status(run: &Run, t: &Text) -> String {
         for (status, n) in &counts {
             let _ = write!(
                 body,
-                "<div data-status=\"{}\"><dt>{}</dt><dd>{n}</dd></div>",
+                "<div data-status=\"{}\"><dt>{}</dt><dd>{}</dd></div>",
                 Esc(status),
-                Esc((t.status_name)(status))
+                Esc((t.status_name)(status)),
+                count(t.lang, *n)
             );
         }
         body.push_str("</dl>");
@@ -495,8 +499,9 @@ fn counts(summary: &Summary, t: &Text) -> String {
     for (status, n) in figures.iter().filter(|(s, n)| *n > 0 || *s == "rows") {
         let _ = write!(
             out,
-            "<div data-status=\"{status}\"><dt>{}</dt><dd>{n}</dd></div>",
-            Esc((t.status_name)(status))
+            "<div data-status=\"{status}\"><dt>{}</dt><dd>{}</dd></div>",
+            Esc((t.status_name)(status)),
+            count(t.lang, *n)
         );
     }
     out.push_str("</dl>");
@@ -516,11 +521,14 @@ fn reasons(top: &[(IssueCode, u64)], t: &Text) -> String {
         Esc(t.what_to_do)
     );
     for (code, n) in top {
+        // The title in her words; the code, small, for people who script.
         let _ = write!(
             out,
-            "<tr><th scope=\"row\"><code>{}</code></th><td>{n}</td><td>{}</td></tr>",
+            "<tr><th scope=\"row\">{} <small class=\"code\">{}</small></th><td>{}</td><td>{}</td></tr>",
+            Esc(code.title(t.lang)),
             Esc(code.as_str()),
-            Esc(code.fix())
+            Esc(&count(t.lang, *n)),
+            Esc(code.todo(t.lang))
         );
     }
     out.push_str("</tbody></table></div>");
@@ -774,17 +782,7 @@ pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String
                     .collect()
             })
             .unwrap_or_default();
-        let problems: Vec<String> = ["errors", "warnings"]
-            .iter()
-            .flat_map(|kind| row[kind].as_array().cloned().unwrap_or_default())
-            .map(|issue| {
-                format!(
-                    "{}: {}",
-                    issue["code"].as_str().unwrap_or_default(),
-                    issue["message"].as_str().unwrap_or_default()
-                )
-            })
-            .collect();
+        let problems = problems(row, t);
         let number = row["row"].as_u64().unwrap_or_default();
         let edit_cell = match edit {
             Some(run_id) => format!(
@@ -796,17 +794,44 @@ pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String
         };
         let _ = write!(
             out,
-            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{edit_cell}</tr>",
+            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{problems}</td>{edit_cell}</tr>",
             Esc(status),
             number,
             Esc((t.status_name)(status)),
-            Esc(row["phone"].as_str().unwrap_or_default()),
+            numbers(row, t),
             Esc(&variables.join("; ")),
-            Esc(&problems.join("; "))
         );
     }
     out.push_str("</tbody></table></div>");
     out
+}
+
+/// The number called and, under it, the second numbers sent with the lead.
+fn numbers(row: &Value, t: &Text) -> String {
+    let mut out = Esc(row["phone"].as_str().unwrap_or_default()).to_string();
+    let contacts = row["secondary_contacts"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for contact in contacts {
+        let phone = contact["phone"].as_str().unwrap_or_default();
+        let _ = write!(out, "<br><small>{}</small>", Esc(&(t.second_number)(phone)));
+    }
+    out
+}
+
+/// A row's problems in the page's language: each reason's title, the message with what was
+/// read, and the code, small.
+fn problems(row: &Value, t: &Text) -> String {
+    let issues = ["errors", "warnings"].into_iter().flat_map(|list| stored_issues(row, list));
+    let said: Vec<String> = issues
+        .map(|issue| {
+            format!(
+                "<strong>{}</strong>: {} <small class=\"code\">{}</small>",
+                Esc(issue.code.title(t.lang)),
+                Esc(&issue.message_in(t.lang)),
+                Esc(issue.code.as_str())
+            )
+        })
+        .collect();
+    said.join("<br>")
 }
 
 /// The status a filter names, as the JSON report spells it.

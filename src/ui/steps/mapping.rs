@@ -16,7 +16,8 @@ use super::super::page::{self, Esc, Step, View};
 use super::super::text::Text;
 use super::{ReadingChoice, Wanted, choices, preview};
 use crate::assistant::{Piece, Speaker};
-use crate::mapping::{CampaignRef, MappingFile, Role, infer, roles_of, with_roles};
+use crate::mapping::{CampaignRef, MappingFile, Role, infer_from, roles_of, with_roles};
+use crate::report::rows_db::{RowFilter, RowsDb};
 
 pub(in super::super) async fn show(
     State(app): State<App>,
@@ -91,7 +92,7 @@ fn judged_mapping(
     campaigns: &[(u64, String)],
 ) -> (MappingFile, Option<(String, String)>) {
     let headers = &preview.headers;
-    let mapping = chosen_mapping(headers, pairs);
+    let mapping = chosen_mapping(preview, pairs);
     let chose_roles = pairs.iter().any(|(k, _)| k.starts_with("role"));
     let Some(column) = mapping.campaign_column.clone().filter(|_| !chose_roles) else {
         return (mapping, None);
@@ -121,15 +122,27 @@ pub(super) async fn headers_and_mapping(
     pairs: &[(String, String)],
     t: &Text,
 ) -> Result<(Vec<String>, MappingFile), String> {
-    let preview = preview(chosen, choice, Wanted { rows: 1, above: false }, t).await?;
-    let mapping = chosen_mapping(&preview.headers, pairs);
+    let preview = preview(chosen, choice, Wanted { rows: SAMPLE_ROWS, above: false }, t).await?;
+    let mapping = chosen_mapping(&preview, pairs);
     Ok((preview.headers, mapping))
 }
 
-/// The mapping the person chose: the inferred one, with each column's role as the form says
-/// (`role3=variable&name3=firma`) where it says one.
-pub(super) fn chosen_mapping(headers: &[String], pairs: &[(String, String)]) -> MappingFile {
-    let (inferred, _notes) = infer(headers);
+/// Rows the inference looks at beside the headers (a column of `ja`/`nein` is consent, never
+/// a phone), as many as `import` reads ahead.
+const SAMPLE_ROWS: usize = 50;
+
+/// The mapping the person chose: the one the library infers from the headers and the first
+/// rows, with each column's role as the form says (`role3=variable&name3=firma`) where it
+/// says one.
+pub(super) fn chosen_mapping(preview: &super::Preview, pairs: &[(String, String)]) -> MappingFile {
+    let headers = &preview.headers;
+    let samples: Vec<Vec<String>> = preview
+        .rows
+        .iter()
+        .take(SAMPLE_ROWS)
+        .map(|r| r.cells.iter().map(str::to_string).collect())
+        .collect();
+    let (inferred, _notes) = infer_from(headers, &samples);
     let field = |name: String| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str());
     let mut roles = roles_of(&inferred, headers);
     let mut chosen = false;
@@ -162,7 +175,9 @@ async fn first_rows(
 ) -> String {
     let Ok(mut opts) = choice.import_options(chosen, t) else { return String::new() };
     let Ok(dir) = tempfile::tempdir() else { return String::new() };
-    let report = dir.path().join("preview.json");
+    // The rows as the check's page reads them (a rows database keeps what each message was
+    // made of, so it is said in the page's language), not a report written to be read back.
+    let report = dir.path().join("preview.sqlite");
     let mut mapping = mapping.clone();
     if mapping.campaign.is_none() && mapping.campaign_column.is_none() {
         // Offline, any campaign stands for the one the check will ask for.
@@ -174,6 +189,7 @@ async fn first_rows(
     opts.max_rows = Some(PREVIEW_ROWS);
     opts.reports = vec![report.clone()];
     opts.workers = 1;
+    opts.lang = t.lang;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // The import blocks between its stages: it runs beside the server's workers.
     let runtime = tokio::runtime::Handle::current();
@@ -185,9 +201,10 @@ async fn first_rows(
         Ok(Err(error)) => return page::error_box(t, &error.to_string()),
         Err(error) => return page::error_box(t, &error.to_string()),
     }
-    let Ok(text) = tokio::fs::read_to_string(&report).await else { return String::new() };
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return String::new() };
-    let rows = json["rows"].as_array().cloned().unwrap_or_default();
+    let every = RowFilter { status: None, reason: None, search: None, after: 0 };
+    let read = RowsDb::open(&report).and_then(|db| db.page(&every, PREVIEW_ROWS as usize));
+    let Ok(page) = read else { return String::new() };
+    let rows = page.rows;
     let said = speaker.map(|speaker| spoken(speaker, &rows, t)).unwrap_or_default();
     format!(
         "<h2 id=\"rows\">{}</h2>{}{said}",

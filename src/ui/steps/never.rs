@@ -23,8 +23,8 @@ pub(in super::super) const LIST: &str = "/never-call";
 /// The account's list; `None` without a service (a list belongs to an account).
 async fn account_list(app: &App) -> Result<Option<NeverCall>, String> {
     let Some(client) = &app.client else { return Ok(None) };
-    let list = crate::pipeline::account_never_call(client, &app.state_dir).await;
-    list.map(Some).map_err(|e| e.to_string())
+    let lists = crate::pipeline::account_never_calls(client, &app.state_dir).await;
+    lists.map(|lists| lists.into_iter().next()).map_err(|e| e.to_string())
 }
 
 /// The row's number onto the account's list, the row left out of this check.

@@ -78,7 +78,7 @@ fn a_fixed_cell_and_an_excluded_row_are_checked_again_and_sent_as_changed() {
     assert_eq!(figure(&after.body, "valid"), valid, "Thomas in, Jan out");
     assert_eq!(figure(&after.body, "rejected"), rejected - 1);
     assert_eq!(figure(&after.body, "excluded"), 1);
-    assert!(after.body.contains("1 rows edited, 1 excluded"), "{}", after.body);
+    assert!(after.body.contains("1 row edited, 1 excluded"), "{}", after.body);
     let valid_rows = rows_shown(&ui.get(&format!("{check}?status=valid"), &cookie).body);
     assert!(valid_rows.contains(&thomas) && !valid_rows.contains(&jan), "{valid_rows:?}");
     let excluded_rows = rows_shown(&ui.get(&format!("{check}?reason=excluded"), &cookie).body);
@@ -173,7 +173,7 @@ fn the_country_of_every_row_whose_country_was_not_recognised_is_set_at_once() {
     let check =
         redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
     let page = finished(&ui, &cookie, &check);
-    assert!(page.body.contains("<code>unknown_country</code>"), "{}", page.body);
+    assert!(page.body.contains("<small class=\"code\">unknown_country</small>"), "{}", page.body);
     assert_eq!(figure(&page.body, "rejected"), 2, "{}", page.body);
     assert!(page.body.contains("Set the country of these rows"), "{}", page.body);
     let form = [("action", "country"), ("country", "DE")];
@@ -255,7 +255,11 @@ fn a_suppression_list_countries_and_blocked_kinds_chosen_on_the_mapping_page_hol
         redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
     let page = finished(&ui, &cookie, &check);
     for reason in ["suppressed", "foreign_number", "blocked_number_type"] {
-        assert!(page.body.contains(&format!("<code>{reason}</code>")), "{reason}: {}", page.body);
+        assert!(
+            page.body.contains(&format!("<small class=\"code\">{reason}</small>")),
+            "{reason}: {}",
+            page.body
+        );
     }
     let anna = rows_shown(&ui.get(&format!("{check}?reason=suppressed"), &cookie).body);
     assert_eq!(anna, [2, 14], "Anna's number, which Paul shares, is on the list");

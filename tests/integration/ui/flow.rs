@@ -82,7 +82,11 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
         let figure = dd.split("<dd>").nth(1).unwrap().split('<').next().unwrap();
         assert_eq!(figure, summary[key].to_string(), "{status}");
     }
-    assert!(page.body.contains("<code>invalid_phone</code>"), "reasons grouped: {}", page.body);
+    assert!(
+        page.body.contains("<small class=\"code\">invalid_phone</small>"),
+        "reasons grouped: {}",
+        page.body
+    );
     let all: Vec<u64> =
         report["rows"].as_array().unwrap().iter().map(|r| r["row"].as_u64().unwrap()).collect();
     assert_eq!(rows_shown(&page.body), all, "every row, in sheet order, on the first page");
@@ -252,7 +256,11 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
     let notes = super::steps::column_index(&page.body, "Notes");
     let (role, name) = (format!("role{notes}"), format!("name{notes}"));
     let checked = check(&[(&role, "variable"), (&name, "vertragsende")]);
-    assert!(checked.body.contains("<code>missing_variable</code>"), "{}", checked.body);
+    assert!(
+        checked.body.contains("<small class=\"code\">missing_variable</small>"),
+        "{}",
+        checked.body
+    );
 }
 
 /// A send's progress is pushed to its page as it goes: the live stream carries the status the

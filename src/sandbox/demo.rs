@@ -1,5 +1,5 @@
 //! The built-in demo data, loaded when the sandbox starts without a seed on an empty database:
-//! a demo tenant with three campaigns and assistants of every kind the spec lists (inbound,
+//! a demo tenant with four campaigns (one German) and assistants of every kind the spec lists (inbound,
 //! outbound, soft-deleted), and a second tenant so isolation can be shown. The outbound
 //! assistants' texts use placeholders (`{{customer_name}}`, and in German `{{firma}}`,
 //! `{{ vertrag }}`, `{vertragsende}`), so `--assistant` can be tried with `--sandbox`.
@@ -28,7 +28,10 @@ fn demo_campaigns() -> serde_json::Value {
         {"id": 2, "name": "Renewals", "max_retries": 5, "retry_interval": 7200,
          "allowed_days": ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]},
         {"id": 3, "name": "Webinar Follow-up", "mark_complete_when_no_leads": true,
-         "allowed_hours_start_time": "10:00:00", "allowed_hours_end_time": "16:30:00"}
+         "allowed_hours_start_time": "10:00:00", "allowed_hours_end_time": "16:30:00"},
+        {"id": 4, "name": "Frühjahrsaktion Bestandskunden", "max_calls_in_parallel": 3,
+         "allowed_days": ["monday", "tuesday", "wednesday", "thursday", "friday"],
+         "allowed_hours_start_time": "09:00:00", "allowed_hours_end_time": "18:00:00"}
     ])
 }
 
@@ -52,6 +55,10 @@ fn demo_assistants() -> serde_json::Value {
          "variables": {"firma": "Muster GmbH", "vertrag": "", "vertragsende": ""},
          "initial_message": "Hallo {{customer_name}}, hier ist Lisa von {{firma}}. Ihr Vertrag {{ vertrag }} läuft am {vertragsende} aus: haben Sie kurz Zeit?",
          "system_prompt": "Du rufst Kunden von {{firma}} an, deren Vertrag bald endet. Sprich {{customer_name}} mit Namen an und biete die Verlängerung an."},
+        {"id": 5, "name": "Vertrieb Deutschland", "type": "outbound", "language": "de",
+         "variables": {"customer_name": "", "firma": "Muster GmbH"},
+         "initial_message": "Guten Tag {{customer_name}}, hier ist Lisa von {{firma}}. Haben Sie zwei Minuten für unser Frühjahrsangebot?",
+         "system_prompt": "Du rufst Bestandskunden von {{firma}} an. Sprich {{customer_name}} mit Namen an, sei freundlich und kurz, und vereinbare einen Rückruf, wenn es gerade nicht passt."},
         {"id": 4, "name": "Old Bot", "type": "outbound", "status": "inactive",
          "deleted_at": "2024-11-02T10:00:00.000000Z"}
     ])

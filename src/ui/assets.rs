@@ -1,4 +1,4 @@
-//! The stylesheet and the script, compiled into the binary: nothing is fetched from the network
+//! The stylesheet, the script and the tab's icon, compiled into the binary: nothing is fetched from the network
 //! and no build step other than `cargo build` makes them.
 
 use axum::http::header::CONTENT_TYPE;
@@ -6,6 +6,7 @@ use axum::response::IntoResponse;
 
 const CSS: &str = include_str!("assets/ui.css");
 const JS: &str = include_str!("assets/ui.js");
+const ICON: &str = include_str!("assets/icon.svg");
 
 pub(super) async fn css() -> impl IntoResponse {
     ([(CONTENT_TYPE, "text/css; charset=utf-8")], CSS)
@@ -13,4 +14,8 @@ pub(super) async fn css() -> impl IntoResponse {
 
 pub(super) async fn js() -> impl IntoResponse {
     ([(CONTENT_TYPE, "text/javascript; charset=utf-8")], JS)
+}
+
+pub(super) async fn icon() -> impl IntoResponse {
+    ([(CONTENT_TYPE, "image/svg+xml")], ICON)
 }

@@ -227,6 +227,8 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/run/{run}/corrected.xlsx", get(steps::edit::corrected))
         .route("/assets/ui.css", get(assets::css))
         .route("/assets/ui.js", get(assets::js))
+        .route("/assets/icon.svg", get(assets::icon))
+        .route("/favicon.ico", get(assets::icon))
         .fallback(|view: page::View| async move { page::not_found(view) })
         .with_state(app)
         .layer(axum::middleware::from_fn(lang::remember))

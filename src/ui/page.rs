@@ -102,12 +102,24 @@ pub(super) fn page(
 /// The request refused by the guard, in the browser's language.
 pub(super) fn refused(lang: Lang, why: Refusal) -> Response {
     let t = lang::text(lang);
-    let message = match why {
+    // Said in both languages: a refused request may not say which one its reader speaks.
+    let said = |t: &Text| match why {
         Refusal::Host => t.refused_host,
         Refusal::Origin => t.refused_origin,
         Refusal::Secret => t.refused_secret,
     };
-    let body = format!("<p>{}</p>", Esc(message));
+    let other = lang::text(match lang {
+        Lang::En => Lang::De,
+        Lang::De => Lang::En,
+    });
+    let body = format!(
+        "<p>{}</p><h2 lang=\"{}\">{}</h2><p lang=\"{}\">{}</p>",
+        Esc(said(t)),
+        other.code,
+        Esc(other.refused_title),
+        other.code,
+        Esc(said(other))
+    );
     document(t, t.refused_title, "", &body, StatusCode::FORBIDDEN)
 }
 
@@ -140,7 +152,7 @@ fn document(t: &Text, title: &str, header: &str, body: &str, status: StatusCode)
     let html = format!(
         "<!doctype html>\n<html lang=\"{code}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title} · {app}</title><link rel=\"stylesheet\" href=\"/assets/ui.css\">\
+         <title>{title} · {app}</title><link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"/assets/ui.css\">\
          <script src=\"/assets/ui.js\" defer></script></head>\
          <body>{header}<main><h1>{title}</h1>{body}</main></body></html>\n",
         code = t.code,

@@ -63,6 +63,8 @@ pub struct Text {
     pub first_rows: fn(usize) -> String,
     pub row: &'static str,
     pub use_as_header: &'static str,
+    pub use_this_row: &'static str,
+    pub header_row_is: fn(u64) -> String,
     pub rows_above: &'static str,
     pub cells: &'static str,
     pub use_row_as_header: fn(u64) -> String,
@@ -294,7 +296,9 @@ pub const EN: Text = Text {
         format!("The first {} under the header", plural(Lang::En, n as u64, "row", "rows"))
     },
     row: "Row",
-    use_as_header: "Header",
+    use_as_header: "Holds the column names?",
+    use_this_row: "This row",
+    header_row_is: |row| format!("row {row}: this row holds the column names"),
     rows_above: "Rows above the header",
     cells: "Cells",
     use_row_as_header: |row| format!("Use row {row} as the header row"),
@@ -305,8 +309,9 @@ pub const EN: Text = Text {
     unknown_source: "This file is not known (any more): choose it again.",
 
     mapping_title: "What each column is for",
-    mapping_intro: "leadsync guessed this from the column names. Change what a column is for, \
-                    then apply: columns given the same variable name are joined.",
+    mapping_intro: "leadsync guessed this from the column names and the first rows. Change what \
+                    a column is for: every choice on this page is used by the check. Columns \
+                    given the same variable name are joined.",
     column: "Column",
     role: "Used as",
     first_value: "First value",
@@ -550,8 +555,8 @@ pub const EN: Text = Text {
 
     not_found: "There is no such page.",
     refused_title: "Not allowed",
-    refused_secret: "Open the address that `leadsync ui` printed in the terminal: it carries the \
-                     key to this page.",
+    refused_secret: "This page opens only through the link leadsync gave when it started (it \
+                     carries the key to the page). Open that link again, or start leadsync again.",
     refused_host: "This page answers only under the address it was started on.",
     refused_origin: "The request came from another site, or did not say where it came from.",
 };
@@ -614,7 +619,9 @@ pub const DE: Text = Text {
         format!("Die ersten {} unter der Kopfzeile", plural(Lang::De, n as u64, "Zeile", "Zeilen"))
     },
     row: "Zeile",
-    use_as_header: "Kopf",
+    use_as_header: "Enthält die Spaltennamen?",
+    use_this_row: "Diese Zeile",
+    header_row_is: |row| format!("Zeile {row}: Diese Zeile enthält die Spaltennamen"),
     rows_above: "Zeilen über der Kopfzeile",
     cells: "Zellen",
     use_row_as_header: |row| format!("Zeile {row} als Kopfzeile nehmen"),
@@ -625,9 +632,9 @@ pub const DE: Text = Text {
     unknown_source: "Diese Datei ist (nicht mehr) bekannt: Bitte erneut wählen.",
 
     mapping_title: "Wofür jede Spalte steht",
-    mapping_intro: "leadsync hat das aus den Spaltennamen erraten. Ändern Sie, wofür eine Spalte \
-                    steht, und übernehmen Sie es: Spalten mit demselben Variablennamen werden \
-                    zusammengefügt.",
+    mapping_intro: "leadsync hat das aus den Spaltennamen und den ersten Zeilen erraten. Ändern \
+                    Sie, wofür eine Spalte steht: Jede Auswahl auf dieser Seite gilt für die \
+                    Prüfung. Spalten mit demselben Variablennamen werden zusammengefügt.",
     column: "Spalte",
     role: "Verwendet als",
     first_value: "Erster Wert",
@@ -897,8 +904,9 @@ pub const DE: Text = Text {
 
     not_found: "Diese Seite gibt es nicht.",
     refused_title: "Nicht erlaubt",
-    refused_secret: "Öffnen Sie die Adresse, die `leadsync ui` im Terminal ausgegeben hat: Sie \
-                     enthält den Schlüssel zu dieser Seite.",
+    refused_secret: "Diese Seite öffnet sich nur über den Link, den leadsync beim Start \
+                     angegeben hat (er enthält den Schlüssel zur Seite). Öffnen Sie diesen Link \
+                     erneut, oder starten Sie leadsync neu.",
     refused_host: "Diese Seite antwortet nur unter der Adresse, unter der sie gestartet wurde.",
     refused_origin: "Die Anfrage kam von einer anderen Seite oder sagte nicht, woher sie kam.",
 };

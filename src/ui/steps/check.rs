@@ -249,7 +249,7 @@ pub(in super::super) async fn show(
         RunState::Done(finished) => {
             let rows = tokio::task::spawn_blocking({
                 let run = run.clone();
-                let codes = finished.top_reasons.iter().map(|(code, _)| code.as_str()).collect();
+                let codes = finished.top_reasons.iter().map(|(code, _)| *code).collect();
                 let render = RowsRender { run_id: run_id.clone(), codes, t };
                 move || render.table(&run, &rows)
             })
@@ -668,7 +668,7 @@ fn failed_page(view: &View, label: &str, message: &str, status: StatusCode) -> R
 struct RowsRender {
     run_id: String,
     /// The reasons the run found, for the reason filter.
-    codes: Vec<&'static str>,
+    codes: Vec<IssueCode>,
     t: &'static Text,
 }
 
@@ -741,8 +741,13 @@ impl RowsRender {
             Esc(t.all_reasons)
         );
         for code in &self.codes {
-            let selected = if query.reason == *code { " selected" } else { "" };
-            let _ = write!(out, "<option{selected}>{}</option>", Esc(code));
+            let selected = if query.reason == code.as_str() { " selected" } else { "" };
+            let _ = write!(
+                out,
+                "<option value=\"{}\"{selected}>{}</option>",
+                Esc(code.as_str()),
+                Esc(code.title(t.lang))
+            );
         }
         let _ = write!(
             out,

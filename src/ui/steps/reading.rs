@@ -70,7 +70,7 @@ fn detected(location: &str, preview: &Preview, t: &Text) -> String {
     if let Some(sheet) = &preview.sheet {
         items.push((t.sheet, sheet.clone()));
     }
-    items.push((t.header_row, preview.header_row.to_string()));
+    items.push((t.header_row, (t.header_row_is)(preview.header_row)));
     items.push((t.columns, preview.headers.len().to_string()));
     let mut out = format!("<h2>{}</h2><dl class=\"detected\">", Esc(t.detected));
     for (name, value) in items {
@@ -199,7 +199,7 @@ fn row_start(choice: &ReadingChoice, row: u64, t: &Text) -> String {
         "<tr><td class=\"row-number\">{row}</td><td><a href=\"?{query}\" aria-label=\"{label}\">{short}</a></td>",
         query = Esc(&query),
         label = Esc(&(t.use_row_as_header)(row)),
-        short = Esc(t.use_as_header),
+        short = Esc(t.use_this_row),
     )
 }
 

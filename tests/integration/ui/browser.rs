@@ -216,6 +216,145 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
     assert_eq!(second, ["+491719876543"], "his Mobil as a second number");
 }
 
+/// A German sales-ops lead alone with this week's CRM export (a title line and an export-date
+/// line above the header on row 3, an `Einwilligung Telefon` column of ja/nein, the CRM's own
+/// campaign names in `Kampagne`, AT and CH rows), in German, in Chromium, from upload to
+/// results, pressing no apply button: the header is row 3, the consent column is consent (no
+/// one who said "nein" or nothing is ready), the campaign is asked for, and no page of the walk
+/// says a reason code outside its small label or an English word of the catalog.
+#[test]
+fn chromium_takes_a_german_crm_export_to_leads_without_an_apply_step() {
+    let Some(driver) = WebDriver::start_or_skip() else { return };
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.push.rate = 0.0;
+    });
+    let session = driver.session(&ui.dir.path().join("chromium-profile"));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
+    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/?lang=de")}));
+    let mut pages = Vec::new();
+    let file = driver.by_label(&session, "Tabellendatei");
+    let csv = sample("crm_export_de.csv");
+    let typed = serde_json::json!({"text": csv.display().to_string()});
+    driver.call(&session, "POST", &format!("element/{file}/value"), typed);
+    driver.press_enter(&session, "//button[normalize-space()='Hochladen']");
+    driver.wait_for_address(&session, "/reading/");
+    let reading = driver.source(&session);
+    assert!(reading.contains("Zeile 3: Diese Zeile enthält die Spaltennamen"), "{reading}");
+    pages.push(reading);
+
+    driver.press_enter(&session, "//a[normalize-space()='Weiter: die Spalten']");
+    driver.wait_for_address(&session, "/mapping/");
+    let mapping = driver.source(&session);
+    assert_eq!(super::steps::role_of(&mapping, "Einwilligung Telefon"), "consent", "{mapping}");
+    assert_eq!(super::steps::role_of(&mapping, "Land"), "country");
+    assert!(
+        mapping.contains("Die Spalte „Kampagne“ nennt keine Kampagne dieses Kontos"),
+        "{mapping}"
+    );
+    assert!(
+        mapping.contains("<option value=\"\">Kampagne wählen</option>"),
+        "asked for: {mapping}"
+    );
+    pages.push(mapping);
+    // She chooses the campaign and checks at once: no other button pressed.
+    driver.click(&session, "//select[@id='campaign']/option[contains(., 'Spring Outreach')]");
+    let address = driver.url(&session);
+    driver.press_enter(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
+    let check = driver.settled(&session, &address);
+    pages.push(check.clone());
+    let checked = driver.url(&session);
+    driver.screenshot(&session, "7-crm-check.png");
+
+    // Nobody who said "nein" or nothing is ready to call; the others are.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let consent: Vec<(u64, bool)> = text
+        .lines()
+        .enumerate()
+        .skip(3)
+        .map(|(i, line)| (i as u64 + 1, line.split(';').nth(6) == Some("ja")))
+        .collect();
+    driver.call(
+        &session,
+        "POST",
+        "url",
+        serde_json::json!({"url": format!("{checked}?status=valid")}),
+    );
+    let valid = super::flow::rows_shown(&driver.source(&session));
+    for (row, said_yes) in &consent {
+        assert!(!valid.contains(row) || *said_yes, "row {row} said no but is ready: {valid:?}");
+    }
+    assert!(!valid.is_empty(), "those who said ja are ready");
+    driver.call(&session, "POST", "url", serde_json::json!({"url": checked.clone()}));
+
+    driver.press_enter(&session, "//button[contains(., 'Leads senden')]");
+    let results = driver.settled(&session, &checked);
+    assert!(results.contains("jetzt in der Kampagne „Spring Outreach“"), "{results}");
+    pages.push(results);
+    driver.screenshot(&session, "8-crm-results.png");
+    driver.call(&session, "DELETE", "", serde_json::json!({}));
+
+    let leads = sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    assert_eq!(leads.len(), valid.len(), "the ready rows, each once");
+    let numbers: Vec<&str> = leads.iter().map(|l| l.phone_number.as_str()).collect();
+    assert!(numbers.iter().any(|n| n.starts_with("+43")), "AT rows in Austria: {numbers:?}");
+    assert!(numbers.iter().any(|n| n.starts_with("+41")), "CH rows in Switzerland: {numbers:?}");
+    for page in &pages {
+        assert_german(page);
+    }
+}
+
+/// A German page's words: no reason code outside its small label, and none of the catalog's
+/// English titles, hints or status words.
+fn assert_german(page: &str) {
+    use leadsync::row::{IssueCode, Lang, RowStatus};
+    let text = visible_text(page);
+    for code in IssueCode::ALL {
+        assert!(
+            !text.contains(code.as_str()),
+            "the code {} in German words: {text}",
+            code.as_str()
+        );
+        for english in [code.title(Lang::En), code.todo(Lang::En)] {
+            assert!(!text.contains(english), "English `{english}` on a German page: {text}");
+        }
+    }
+    for status in RowStatus::ALL {
+        let english = status.word(Lang::En);
+        assert!(!text.contains(english), "English `{english}` on a German page: {text}");
+    }
+}
+
+/// The check above can fail: an English title, a code outside its label, English status words.
+#[test]
+fn the_german_words_check_sees_english() {
+    let german = "<body><p>Keine Einwilligung <small class=\"code\">no_consent</small></p></body>";
+    assert_german(german);
+    for english in ["<body>No consent</body>", "<body>Grund: no_consent</body>"] {
+        let english = english.to_string();
+        assert!(std::panic::catch_unwind(move || assert_german(&english)).is_err());
+    }
+}
+
+/// What a person reads on a page: its text without tags, without the small code labels kept
+/// for people who script.
+fn visible_text(page: &str) -> String {
+    let body = page.split("<body").nth(1).unwrap_or(page);
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if rest.starts_with("<small class=\"code\">") {
+            rest = &rest[rest.find("</small>").unwrap_or(rest.len())..];
+        }
+        rest = &rest[rest.find('>').map_or(rest.len(), |end| end + 1)..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A send interrupted in the browser and resumed from it: Chromium checks leads.csv with
 /// duplicates allowed (so the service would take a row sent twice, and the count would show
 /// it), sends at 2 a second, presses "Stop sending" midway, leaves for the Source page as if

@@ -41,7 +41,10 @@ fn no_secret_no_page() {
     let refused = |reply: Reply| {
         assert_eq!(reply.status, 403, "{}", reply.body);
         assert!(reply.header("set-cookie").is_empty());
-        assert!(reply.body.contains("leadsync ui"), "says what to open: {}", reply.body);
+        // In words, in both languages, without the terminal's.
+        assert!(reply.body.contains("the link leadsync gave"), "says what to open: {}", reply.body);
+        assert!(reply.body.contains("den Link, den leadsync"), "and in German: {}", reply.body);
+        assert!(!reply.body.contains('`'), "{}", reply.body);
     };
     refused(ui.send(ui.http.get(ui.url("/"))));
     refused(ui.send(ui.http.get(ui.url("/assets/ui.css"))));

@@ -25,7 +25,7 @@ fn an_uploaded_csv_is_read_and_its_first_rows_shown() {
         "<dt>Format</dt><dd>CSV</dd>",
         "<dt>Text encoding</dt><dd>UTF-8</dd>",
         "<dt>Delimiter</dt><dd>comma (,)</dd>",
-        "<dt>Header row</dt><dd>1</dd>",
+        "<dt>Header row</dt><dd>row 1: this row holds the column names</dd>",
         "<dt>Columns</dt><dd>8</dd>",
         "<th scope=\"col\">Telefon</th>",
         "<td>Anna Schmidt</td>",
@@ -40,7 +40,11 @@ fn an_uploaded_csv_is_read_and_its_first_rows_shown() {
     // Each row offers itself as the header row; choosing one reads the sheet again from there.
     assert!(page.body.contains("aria-label=\"Use row 2 as the header row\""));
     let again = ui.get(&format!("{reading}?header_row=2"), &cookie);
-    assert!(again.body.contains("<dt>Header row</dt><dd>2</dd>"), "{}", again.body);
+    assert!(
+        again.body.contains("<dt>Header row</dt><dd>row 2: this row holds the column names</dd>"),
+        "{}",
+        again.body
+    );
     assert!(again.body.contains("<th scope=\"col\">Anna Schmidt</th>"));
     assert!(!again.body.contains("<td>Anna Schmidt</td>"));
     // A delimiter chosen by hand is used: with `;` the whole line is one column.
@@ -68,7 +72,11 @@ fn rows_above_a_found_header_are_shown_to_choose_instead() {
     let csv = "Leads export, May\n\nName,Phone,City\nAnna,+49 151 23456789,Berlin\nBob,+49 30 1234567,Köln\n";
     let reading = ui.upload_ok(&cookie, "export.csv", csv.as_bytes());
     let page = ui.get(&reading, &cookie);
-    assert!(page.body.contains("<dt>Header row</dt><dd>3</dd>"), "{}", page.body);
+    assert!(
+        page.body.contains("<dt>Header row</dt><dd>row 3: this row holds the column names</dd>"),
+        "{}",
+        page.body
+    );
     assert!(page.body.contains("<caption id=\"above-caption\">Rows above the header</caption>"));
     assert!(page.body.contains("<td>Leads export</td><td>May</td>"), "{}", page.body);
     assert!(page.body.contains("aria-label=\"Use row 1 as the header row\""));
@@ -79,7 +87,11 @@ fn rows_above_a_found_header_are_shown_to_choose_instead() {
     let padded = format!("\n\n{csv}");
     let reading = ui.upload_ok(&cookie, "padded.csv", padded.as_bytes());
     let page = ui.get(&reading, &cookie);
-    assert!(page.body.contains("<dt>Header row</dt><dd>5</dd>"), "{}", page.body);
+    assert!(
+        page.body.contains("<dt>Header row</dt><dd>row 5: this row holds the column names</dd>"),
+        "{}",
+        page.body
+    );
     assert!(page.body.contains("aria-label=\"Use row 3 as the header row\""), "{}", page.body);
 }
 
@@ -201,7 +213,9 @@ pub(super) fn role_of(page: &str, column: &str) -> String {
     let label = format!("\">{column}</label></th>");
     let row = page.split(&label).nth(1).unwrap_or_else(|| panic!("no column {column}"));
     let row = &row[..row.find("</tr>").unwrap()];
-    let role = row.split("\" selected>").next().unwrap().rsplit("value=\"").next().unwrap();
+    // `selected` as the server writes it, or `selected=""` as a browser's DOM gives it back.
+    let chosen = row.split("<option value=\"").find(|o| o.contains(" selected")).unwrap();
+    let role = &chosen[..chosen.find('"').unwrap()];
     let name = row.split("name=\"name").nth(1).unwrap().split("value=\"").nth(1).unwrap();
     let name = &name[..name.find('"').unwrap()];
     match role {
@@ -362,7 +376,7 @@ fn a_german_crm_export_is_read_and_mapped() {
     for shown in [
         "<dt>Format</dt><dd>XLSX</dd>",
         "<dt>Tabellenblatt</dt><dd>Kunden</dd>",
-        "<dt>Kopfzeile</dt><dd>3</dd>",
+        "<dt>Kopfzeile</dt><dd>Zeile 3: Diese Zeile enthält die Spaltennamen</dd>",
         "<option value=\"Hinweise\">Hinweise</option>",
         "<td>Kundenliste CRM-Export Mai 2026</td>",
         "<th scope=\"col\">Vorname</th>",

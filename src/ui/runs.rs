@@ -44,7 +44,16 @@ pub(super) enum Kind {
 pub(super) enum State {
     Running,
     Done(Arc<Finished>),
-    Failed(String),
+    Failed(Failure),
+}
+
+/// Why a run stopped with an error: the library's whole chain of causes, and, where the page
+/// knows the case, what it means for the person in her words.
+#[derive(Debug, Clone)]
+pub(super) struct Failure {
+    pub detail: String,
+    /// The same sheet is being sent from another tab, window or the command line.
+    pub busy: bool,
 }
 
 /// What a finished run tells its page.
@@ -199,7 +208,13 @@ impl Run {
                 top_reasons: result.outcome.top_reasons,
             })),
             // The whole chain of causes: "fetching the campaign list: …: connection refused".
-            Err(error) => State::Failed(error_chain(&error)),
+            Err(error) => State::Failed(Failure {
+                busy: matches!(
+                    error,
+                    pipeline::PipelineError::Journal(crate::journal::JournalError::Busy { .. })
+                ),
+                detail: error_chain(&error),
+            }),
         };
         *self.state.lock().expect("the state is never left half-written") = state;
     }

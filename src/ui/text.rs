@@ -181,6 +181,7 @@ pub struct Text {
     pub see_results: &'static str,
     pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
     pub for_it: &'static str,
+    pub sent_elsewhere: &'static str,
     pub report_file: fn(&str) -> String,
     pub fix_file: fn(&str) -> String,
     pub corrected_file: fn(&str) -> String,
@@ -479,6 +480,8 @@ pub const EN: Text = Text {
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
+    sent_elsewhere: "This sheet is being sent right now from another tab, window or program. \
+        Nothing was sent twice: wait until that send is done, then look at its results there.",
     report_file: |stem| format!("{stem} – check report.html"),
     fix_file: |stem| format!("{stem} – fixes.xlsx"),
     corrected_file: |stem| format!("{stem} – corrected.xlsx"),
@@ -810,6 +813,9 @@ pub const DE: Text = Text {
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
+    sent_elsewhere: "Diese Tabelle wird gerade aus einem anderen Tab, Fenster oder Programm \
+        gesendet. Nichts wurde doppelt gesendet: Warten Sie, bis dieses Senden fertig ist, und \
+        sehen Sie sich dort das Ergebnis an.",
     report_file: |stem| format!("{stem} – Prüfbericht.html"),
     fix_file: |stem| format!("{stem} – Korrekturen.xlsx"),
     corrected_file: |stem| format!("{stem} – korrigiert.xlsx"),

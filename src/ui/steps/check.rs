@@ -238,11 +238,21 @@ pub(in super::super) async fn show(
     };
     let body = match &state {
         RunState::Running => running(&run_id, &run, t),
-        RunState::Failed(message) => {
+        // Sent from elsewhere at this moment: said in words, the journal's path for the IT.
+        RunState::Failed(failure) if failure.busy => format!(
+            "<h2>{}</h2><p class=\"notice\" role=\"status\">{}</p>\
+             <details class=\"for-it\"><summary>{}</summary><p>{}</p></details>{}",
+            Esc(t.send_title),
+            Esc(t.sent_elsewhere),
+            Esc(t.for_it),
+            Esc(&failure.detail),
+            back(&run, t)
+        ),
+        RunState::Failed(failure) => {
             format!(
                 "<h2>{}</h2>{}{}",
                 Esc(t.run_failed),
-                page::error_box(t, message),
+                page::error_box(t, &failure.detail),
                 back(&run, t)
             )
         }
@@ -442,8 +452,9 @@ struct Shown<'a> {
 /// how many need fixing.
 fn sentence(finished: &Finished, campaign: Option<&str>, t: &Text) -> String {
     let s = &finished.summary;
-    let skipped = s.skipped_existing + s.do_not_call + s.excluded + s.duplicates;
-    (t.results_sentence)(s.created, campaign, skipped, s.rejected + s.failed)
+    // Counted as the HTML report counts them: a repeated row is one to fix.
+    let skipped = s.skipped_existing + s.do_not_call + s.excluded;
+    (t.results_sentence)(s.created, campaign, skipped, s.rejected + s.duplicates + s.failed)
 }
 
 /// The leads of a paused send not sent yet: of the ones its check found ready, those neither

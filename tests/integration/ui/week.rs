@@ -197,3 +197,37 @@ fn html_unescape(text: &str) -> String {
         .replace("&gt;", ">")
         .replace("&amp;", "&")
 }
+
+/// A second tab sends the same sheet while the first still sends it: the second is refused in
+/// words (the sheet is being sent elsewhere, nothing twice), and the service holds each row
+/// once. Duplicates are allowed, so a row sent by both would be counted twice.
+#[test]
+fn a_second_tab_sending_the_same_sheet_is_told_so_in_words() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 2.0, 1);
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "export.csv", people(8).as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let form = [("campaign", "10"), ("allow_duplicates", "on")];
+    let check = |ui: &TestUi| {
+        let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+        let check = redirected(&started, "/run/");
+        finished(ui, &cookie, &check);
+        check
+    };
+    let (first, second) = (check(&ui), check(&ui));
+    let sending = redirected(&ui.send(ui.post(&format!("/send{}", &first[4..]), &cookie)), "/run/");
+    // The first holds the sheet once it has sent a lead: only then the second tab sends.
+    let leads = || sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while leads().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the first send never began");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let other = redirected(&ui.send(ui.post(&format!("/send{}", &second[4..]), &cookie)), "/run/");
+    let refused = finished(&ui, &cookie, &other).body;
+    assert!(refused.contains("is being sent right now from another tab"), "{refused}");
+    assert!(!refused.contains("class=\"error\""), "no error, a fact: {refused}");
+    finished(&ui, &cookie, &sending);
+    assert_eq!(leads().len(), 8, "each row once");
+}

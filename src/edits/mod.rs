@@ -6,6 +6,7 @@
 //! (`digest`): the journal of a run with edits is resumed only with the same edits.
 
 mod corrected;
+mod remembered;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::source::Record;
 
 pub use corrected::{CorrectedError, write_corrected};
+pub use remembered::{Fix, Offer, Remembered};
 
 /// The longest a cell typed in the browser may be: longer text is no phone number or name.
 pub const MAX_CELL_CHARS: usize = 4_096;

@@ -90,6 +90,8 @@ pub(super) struct Run {
     /// A send's check, and how many leads that check found ready to send: every send of one
     /// check (the first, the rest after a pause) is one send to the person.
     pub check: Option<(String, u64)>,
+    /// A check's rows that a fix made on an earlier sheet fits, found when first asked for.
+    pub offers: Mutex<Option<Arc<Vec<crate::edits::Offer>>>>,
     state: Mutex<State>,
     /// The person's edits so far: a check's change on its page, a send's fixed at its start.
     edits: Mutex<Arc<Edits>>,
@@ -281,6 +283,7 @@ impl Runs {
             started: std::time::Instant::now(),
             expected_rows,
             check,
+            offers: Mutex::new(None),
             state: Mutex::new(State::Running),
         });
         self.runs

@@ -181,6 +181,8 @@ pub struct Text {
     pub see_results: &'static str,
     pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
     pub for_it: &'static str,
+    pub fixes_offered: fn(u64, &str, &str, &str) -> String,
+    pub fixes_apply: &'static str,
     pub sent_elsewhere: &'static str,
     pub report_file: fn(&str) -> String,
     pub fix_file: fn(&str) -> String,
@@ -480,6 +482,17 @@ pub const EN: Text = Text {
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
+    fixes_offered: |n, column, was, now| {
+        let rows = match n {
+            1 => "1 cell of this sheet is".to_string(),
+            n => format!("{} cells of this sheet are", count(Lang::En, n)),
+        };
+        format!(
+            "{rows} wrong as before, and you fixed it then: for example “{was}” in {column} \
+             became “{now}”."
+        )
+    },
+    fixes_apply: "Fix them the same way and check again",
     sent_elsewhere: "This sheet is being sent right now from another tab, window or program. \
         Nothing was sent twice: wait until that send is done, then look at its results there.",
     report_file: |stem| format!("{stem} – check report.html"),
@@ -813,6 +826,17 @@ pub const DE: Text = Text {
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
+    fixes_offered: |n, column, was, now| {
+        let rows = match n {
+            1 => "1 Zelle dieser Tabelle ist".to_string(),
+            n => format!("{} Zellen dieser Tabelle sind", count(Lang::De, n)),
+        };
+        format!(
+            "{rows} falsch wie schon einmal, und Sie haben das damals korrigiert: zum Beispiel \
+             wurde „{was}“ in {column} zu „{now}“."
+        )
+    },
+    fixes_apply: "Genauso korrigieren und erneut prüfen",
     sent_elsewhere: "Diese Tabelle wird gerade aus einem anderen Tab, Fenster oder Programm \
         gesendet. Nichts wurde doppelt gesendet: Warten Sie, bis dieses Senden fertig ist, und \
         sehen Sie sich dort das Ergebnis an.",

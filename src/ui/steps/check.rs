@@ -269,7 +269,11 @@ pub(in super::super) async fn show(
                 Kind::Send => campaign_name(&app, &run).await,
                 Kind::Check => None,
             };
-            let shown = Shown { rows: &rows, campaign: campaign.as_deref() };
+            let offers = match run.kind {
+                Kind::Check => super::fixes::offers(&app, &run).await,
+                Kind::Send => Default::default(),
+            };
+            let shown = Shown { rows: &rows, campaign: campaign.as_deref(), offers: &offers };
             done(&app, &run_id, &run, finished, shown, t)
         }
     };
@@ -419,6 +423,7 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t
     body.push_str(&counts(&finished.summary, t));
     body.push_str(&reasons(&finished.top_reasons, t));
     if run.kind == Kind::Check {
+        body.push_str(&super::fixes::offer_box(run_id, shown.offers, t));
         body.push_str(&reason_actions(run_id, run, &finished.top_reasons, t));
     }
     body.push_str(shown.rows);
@@ -446,6 +451,8 @@ struct Shown<'a> {
     rows: &'a str,
     /// The campaign every lead went into, by name, when one was chosen for all.
     campaign: Option<&'a str>,
+    /// Fixes made on an earlier sheet that fit rows of this check.
+    offers: &'a [crate::edits::Offer],
 }
 
 /// The results in one plain sentence: how many leads are now where, how many were skipped,

@@ -63,12 +63,19 @@ pub(in super::super) async fn save_row(
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     change_row(&app, &view, &run_id, row, |edits, checked| {
+        let mut changed = Vec::new();
         for (column, original) in checked.original.iter().enumerate() {
             let name = format!("cell{column}");
             if pairs.iter().any(|(k, _)| *k == name) {
-                edits.set_cell(row, column, &field(&pairs, &name), original);
+                let typed = field(&pairs, &name);
+                edits.set_cell(row, column, &typed, original);
+                let header = checked.headers.get(column).cloned().unwrap_or_default();
+                changed.push((header, original.clone(), typed));
             }
         }
+        // The same wrong cell in a later sheet gets the same fix offered.
+        let said = changed.iter().map(|(h, was, now)| (h.as_str(), was.as_str(), now.as_str()));
+        super::fixes::remember(&app, said);
     })
     .await
 }
@@ -145,6 +152,10 @@ pub(in super::super) async fn for_reason(
     let changed = match field(&pairs, "action").as_str() {
         "exclude" => exclude_duplicates(&run, &mut edits),
         "country" => set_country(&run, &mut edits, field(&pairs, "country").trim()),
+        "remembered" => {
+            super::fixes::apply(&super::fixes::offers(&app, &run).await, &mut edits);
+            Ok(())
+        }
         _ => Ok(()),
     };
     if let Err(message) = changed.and_then(|()| run.set_edits(edits).map_err(|e| e.to_string())) {

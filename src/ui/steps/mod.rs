@@ -7,6 +7,7 @@ pub(super) mod callable;
 pub(super) mod check;
 pub(super) mod choices;
 pub(super) mod edit;
+pub(super) mod fixes;
 pub(super) mod live;
 pub(super) mod load;
 pub(super) mod mapping;

@@ -231,3 +231,29 @@ fn a_second_tab_sending_the_same_sheet_is_told_so_in_words() {
     finished(&ui, &cookie, &sending);
     assert_eq!(leads().len(), 8, "each row once");
 }
+
+/// A fix made in week 1 is offered again when the same wrong cell comes back in week 2 (in
+/// another row): one press fixes it the same way, and the check takes the fixed number.
+#[test]
+fn a_fix_made_last_week_is_offered_for_the_same_wrong_cell() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 1);
+    let cookie = ui.login();
+    let week1 = "Name,Telefon\nAnna,+4915110000001\nSophie,0151 CALL ME\n";
+    let (check, page) = checked(&ui, &cookie, week1, &[]);
+    assert_eq!(figure(&page, "rejected"), 1, "{page}");
+    assert!(!page.contains("wrong as before"), "nothing remembered yet: {page}");
+    let fix = [("cell1", "0151 76543210")];
+    redirected(&ui.send(ui.post(&format!("{check}/row/3"), &cookie).form(&fix)), &check);
+
+    let week2 = "Name,Telefon\nBen,+4915110000002\nCarl,+4915110000003\nSophie,0151 CALL ME\n";
+    let (check, page) = checked(&ui, &cookie, week2, &[]);
+    assert!(page.contains("1 cell of this sheet is wrong as before"), "{page}");
+    assert!(page.contains("“0151 CALL ME” in Telefon became “0151 76543210”"), "{page}");
+    let form = [("action", "remembered")];
+    let again =
+        redirected(&ui.send(ui.post(&format!("{check}/reasons"), &cookie).form(&form)), "/run/");
+    let page = finished(&ui, &cookie, &again).body;
+    assert_eq!(figure(&page, "valid"), 3, "Sophie's number as fixed last week: {page}");
+    assert!(page.contains("+4915176543210"), "{page}");
+}

@@ -178,10 +178,10 @@ fn write_table_row(
     }
     out.write_all(b"</td><td class=\"fix\">")?;
     let mut seen = HashSet::new();
-    let fixes = distinct_codes(&row.errors).filter(|code| seen.insert(code.fix_in(lang)));
+    let fixes = distinct_codes(&row.errors).filter(|code| seen.insert(code.todo(lang)));
     for (i, code) in fixes.enumerate() {
         let br = if i > 0 { "<br>" } else { "" };
-        write!(out, "{br}{}", Esc(code.fix_in(lang)))?;
+        write!(out, "{br}{}", Esc(code.todo(lang)))?;
     }
     out.write_all(b"</td></tr>\n")
 }

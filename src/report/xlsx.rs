@@ -215,7 +215,7 @@ fn summary_lines(
     lines.push((String::new(), String::new()));
     lines.push(line("reason", summary_label("rows", lang).to_string()));
     for (code, n) in reasons {
-        lines.push((format!("{}: {}", code.as_str(), code.fix_in(lang)), n.to_string()));
+        lines.push((format!("{}: {}", code.as_str(), code.todo(lang)), n.to_string()));
     }
     lines
 }

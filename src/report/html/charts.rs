@@ -105,7 +105,7 @@ pub(super) fn reasons(
         let (count, share) = (count(lang, *n), percent(lang, *n, rows));
         writeln!(out, r#"<div class="n">{count}<small>{share}</small></div>"#)?;
         let fix = if lang == Lang::De { "Abhilfe" } else { "Fix" };
-        writeln!(out, r#"<div class="fixline"><b>{fix}:</b> {}</div>"#, Esc(code.fix_in(lang)))?;
+        writeln!(out, r#"<div class="fixline"><b>{fix}:</b> {}</div>"#, Esc(code.todo(lang)))?;
     }
     writeln!(out, "</div>")
 }

@@ -28,7 +28,7 @@ fn a_german_report_speaks_german() {
         "Telefonnummer ungültig",
         "Abgelehnt",
         "„0151 CALL ME“ ist keine gültige Telefonnummer: nicht als Telefonnummer lesbar",
-        "die Nummer korrigieren oder mit Ländervorwahl",
+        "Nummer korrigieren oder mit Ländervorwahl",
     ] {
         assert!(html.contains(german), "{german} missing");
     }
@@ -89,7 +89,7 @@ fn shows_counts_reasons_groups_and_rows_to_fix() {
         "Dry run: nothing was sent",
         "Campaigns were not checked",
         "Phone number not valid",
-        "correct the number, or write it with its country code (+49 …) if it is foreign",
+        "Correct the number, or write it with its country code (+49 …) if it is foreign",
         "Spring Promo",
         "Germany<small>DE</small>",
         "<td class=\"num\">3</td>",

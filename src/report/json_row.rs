@@ -229,15 +229,7 @@ mod tests {
     }
 
     fn random_row(rng: &mut StdRng) -> RowReport {
-        let statuses = [
-            RowStatus::Valid,
-            RowStatus::Created,
-            RowStatus::Rejected,
-            RowStatus::Duplicate,
-            RowStatus::Skipped,
-            RowStatus::Failed,
-            RowStatus::NotSent,
-        ];
+        let statuses = RowStatus::ALL;
         RowReport {
             row: rng.random(),
             status: statuses[rng.random_range(0..statuses.len())],

@@ -861,20 +861,8 @@ pub const DE: Text = Text {
     countries_label: "Länder, zu denen Nummern gehören dürfen",
     countries_hint: "z. B. DE, AT, CH; leer: jedes Land",
     block_legend: "Diese Arten von Nummern nie anrufen",
-    number_kind: |kind| match kind {
-        NumberType::Mobile => "Mobilnummer",
-        NumberType::FixedLine => "Festnetz",
-        NumberType::FixedLineOrMobile => "Festnetz oder Mobil",
-        NumberType::TollFree => "gebührenfrei",
-        NumberType::PremiumRate => "Mehrwertdienst",
-        NumberType::SharedCost => "geteilte Kosten",
-        NumberType::Voip => "VoIP",
-        NumberType::PersonalNumber => "persönliche Nummer",
-        NumberType::Pager => "Pager",
-        NumberType::Uan => "Sammelrufnummer (UAN)",
-        NumberType::Voicemail => "Mailbox",
-        NumberType::Unknown => "unbekannte Art",
-    },
+    // The library's words for the kinds of number, as its messages say them.
+    number_kind: |kind| crate::row::number_kind(kind, Lang::De),
     consent_values_label: |column| {
         format!("Werte in `{column}`, die bedeuten, dass die Person zugestimmt hat")
     },

@@ -129,17 +129,7 @@ fn chromium_takes_the_german_export_from_file_to_leads() {
         config.push.rate = 0.0;
     });
     let session = driver.session(&ui.dir.path().join("chromium-profile"));
-    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
-    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/?lang=de")}));
-    let file = driver.by_label(&session, "Tabellendatei");
-    let xlsx = sample("kunden.xlsx").display().to_string();
-    driver.call(
-        &session,
-        "POST",
-        &format!("element/{file}/value"),
-        serde_json::json!({"text": xlsx}),
-    );
-    driver.press_enter(&session, "//button[normalize-space()='Hochladen']");
+    upload_in_german(&driver, &ui, &session, &sample("kunden.xlsx"));
     driver.press_enter(&session, "//a[normalize-space()='Weiter: die Spalten']");
     let mapping = driver.url(&session);
     driver.press_enter(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
@@ -231,14 +221,9 @@ fn chromium_takes_a_german_crm_export_to_leads_without_an_apply_step() {
         config.push.rate = 0.0;
     });
     let session = driver.session(&ui.dir.path().join("chromium-profile"));
-    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
-    driver.call(&session, "POST", "url", serde_json::json!({"url": ui.url("/?lang=de")}));
     let mut pages = Vec::new();
-    let file = driver.by_label(&session, "Tabellendatei");
     let csv = sample("crm_export_de.csv");
-    let typed = serde_json::json!({"text": csv.display().to_string()});
-    driver.call(&session, "POST", &format!("element/{file}/value"), typed);
-    driver.press_enter(&session, "//button[normalize-space()='Hochladen']");
+    upload_in_german(&driver, &ui, &session, &csv);
     driver.wait_for_address(&session, "/reading/");
     let reading = driver.source(&session);
     assert!(reading.contains("Zeile 3: Diese Zeile enthält die Spaltennamen"), "{reading}");
@@ -303,6 +288,17 @@ fn chromium_takes_a_german_crm_export_to_leads_without_an_apply_step() {
     for page in &pages {
         assert_german(page);
     }
+}
+
+/// Opens the printed address, switches the page to German and uploads `file` with the button,
+/// as a person does.
+fn upload_in_german(driver: &WebDriver, ui: &TestUi, session: &str, file: &Path) {
+    driver.call(session, "POST", "url", serde_json::json!({"url": ui.ui().url()}));
+    driver.call(session, "POST", "url", serde_json::json!({"url": ui.url("/?lang=de")}));
+    let field = driver.by_label(session, "Tabellendatei");
+    let typed = serde_json::json!({"text": file.display().to_string()});
+    driver.call(session, "POST", &format!("element/{field}/value"), typed);
+    driver.press_enter(session, "//button[normalize-space()='Hochladen']");
 }
 
 /// A German page's words: no reason code outside its small label, and none of the catalog's

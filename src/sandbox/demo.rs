@@ -55,10 +55,6 @@ fn demo_assistants() -> serde_json::Value {
          "variables": {"firma": "Muster GmbH", "vertrag": "", "vertragsende": ""},
          "initial_message": "Hallo {{customer_name}}, hier ist Lisa von {{firma}}. Ihr Vertrag {{ vertrag }} läuft am {vertragsende} aus: haben Sie kurz Zeit?",
          "system_prompt": "Du rufst Kunden von {{firma}} an, deren Vertrag bald endet. Sprich {{customer_name}} mit Namen an und biete die Verlängerung an."},
-        {"id": 5, "name": "Vertrieb Deutschland", "type": "outbound", "language": "de",
-         "variables": {"customer_name": "", "firma": "Muster GmbH"},
-         "initial_message": "Guten Tag {{customer_name}}, hier ist Lisa von {{firma}}. Haben Sie zwei Minuten für unser Frühjahrsangebot?",
-         "system_prompt": "Du rufst Bestandskunden von {{firma}} an. Sprich {{customer_name}} mit Namen an, sei freundlich und kurz, und vereinbare einen Rückruf, wenn es gerade nicht passt."},
         {"id": 4, "name": "Old Bot", "type": "outbound", "status": "inactive",
          "deleted_at": "2024-11-02T10:00:00.000000Z"}
     ])

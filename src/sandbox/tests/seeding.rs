@@ -189,7 +189,7 @@ async fn a_database_from_before_several_tokens_keeps_its_tokens() {
     old.execute_batch("DROP TABLE user_tokens").unwrap();
     drop(old);
     let h = start(on_file(&db, None, Faults::default())).await;
-    assert_eq!(ids(&h.get(Some(DEMO_TOKEN), "/user/campaigns").await.body), [1, 2, 3]);
+    assert_eq!(ids(&h.get(Some(DEMO_TOKEN), "/user/campaigns").await.body), [1, 2, 3, 4]);
     h.stop().await;
     let taken = seed(json!({"users": [{"id": 9, "tokens": ["fresh", DEMO_TOKEN]}]}));
     let error = Sandbox::start(on_file(&db, Some(taken), Faults::default()), localhost())

@@ -270,7 +270,7 @@ pub const EN: Text = Text {
     location_button: "Open",
     no_file_chosen: "Choose a file first.",
     too_large: |mib| format!("The file is larger than {mib} MiB, the most leadsync accepts."),
-    no_such_file: |path| format!("There is no file at `{path}`."),
+    no_such_file: |path| format!("There is no file at “{path}”."),
     upload_failed: "The upload broke off. Try again.",
 
     reading_title: "How the sheet is read",
@@ -367,7 +367,7 @@ pub const EN: Text = Text {
     saved_fit: "A mapping saved earlier fits this sheet:",
     use_saved: |name| format!("Use the saved mapping “{name}”"),
     keep_legend: "Keep this mapping",
-    download_mapping: "Download it as a file (for leadsync import or sync --mapping)",
+    download_mapping: "Download it as a file (for the command line)",
     save_name: "Save it here as",
     save_mapping: "Save",
     no_phone_column: "No column looks like a phone number.",
@@ -377,7 +377,7 @@ pub const EN: Text = Text {
     check_legend: "Check every row",
     campaign_label: "Campaign",
     campaign_hint: "The campaign every lead goes into.",
-    campaign_from_column: |column| format!("From the column `{column}`, row by row"),
+    campaign_from_column: |column| format!("From the column “{column}”, row by row"),
     region_label: "Country of numbers written without a country code",
     region_hint: "A country code (DE, AT, CH) or a country's name.",
     check_button: "Check all rows",
@@ -451,8 +451,9 @@ pub const EN: Text = Text {
     },
     send_button: |n| format!("Send {}", plural(Lang::En, n, "lead", "leads")),
     nothing_to_send: "No row can be sent: fix the rows above first.",
-    no_service_to_send: "No service is set up, so nothing can be sent. Start `leadsync ui \
-                         --sandbox` to try it, or set `LEADSYNC_BASE_URL` and a token.",
+    no_service_to_send: "No service is connected, so nothing can be sent. To try it, start \
+                         leadsync with its sandbox; to send to your account, your IT sets the \
+                         service's address and token.",
     stop_button: "Stop sending",
     stopping: "Stopping: the requests under way finish first.",
     stopped: "Stopped before the end: the rows not sent yet go out when you send again.",
@@ -515,7 +516,7 @@ pub const EN: Text = Text {
     countries_hint: "e.g. DE, AT, CH; empty: any country",
     block_legend: "Never call these kinds of number",
     number_kind: NumberType::label,
-    consent_values_label: |column| format!("Values in `{column}` that mean the person agreed"),
+    consent_values_label: |column| format!("Values in “{column}” that mean the person agreed"),
     suppress_label: "A list of numbers never to call",
     suppress_hint: "CSV, TXT, XLSX or ODS with one number per row; +49900* stands for every \
                     number that starts so. Each list added is used by the check and the send.",
@@ -606,7 +607,7 @@ pub const DE: Text = Text {
     location_button: "Öffnen",
     no_file_chosen: "Bitte zuerst eine Datei wählen.",
     too_large: |mib| format!("Die Datei ist größer als {mib} MiB, mehr nimmt leadsync nicht an."),
-    no_such_file: |path| format!("Unter `{path}` liegt keine Datei."),
+    no_such_file: |path| format!("Unter „{path}“ liegt keine Datei."),
     upload_failed: "Das Hochladen brach ab. Bitte noch einmal versuchen.",
 
     reading_title: "Wie die Tabelle gelesen wird",
@@ -715,7 +716,7 @@ pub const DE: Text = Text {
     check_legend: "Jede Zeile prüfen",
     campaign_label: "Kampagne",
     campaign_hint: "Die Kampagne, in die jeder Lead kommt.",
-    campaign_from_column: |column| format!("Aus der Spalte `{column}`, Zeile für Zeile"),
+    campaign_from_column: |column| format!("Aus der Spalte „{column}“, Zeile für Zeile"),
     region_label: "Land von Nummern ohne Ländervorwahl",
     region_hint: "Ein Ländercode (DE, AT, CH) oder der Name eines Landes.",
     check_button: "Alle Zeilen prüfen",
@@ -792,9 +793,9 @@ pub const DE: Text = Text {
     },
     send_button: |n| format!("{} senden", plural(Lang::De, n, "Lead", "Leads")),
     nothing_to_send: "Keine Zeile kann gesendet werden: Korrigieren Sie zuerst die Zeilen oben.",
-    no_service_to_send: "Kein Dienst eingerichtet, also kann nichts gesendet werden. Starten Sie \
-                         `leadsync ui --sandbox` zum Ausprobieren, oder setzen Sie \
-                         `LEADSYNC_BASE_URL` und einen Token.",
+    no_service_to_send: "Kein Dienst verbunden, also kann nichts gesendet werden. Zum \
+                         Ausprobieren starten Sie leadsync mit seiner Sandbox; um an Ihr Konto \
+                         zu senden, richtet Ihre IT Adresse und Token des Dienstes ein.",
     stop_button: "Senden anhalten",
     stopping: "Wird angehalten: Laufende Anfragen werden noch beendet.",
     stopped: "Vor dem Ende angehalten: Die noch nicht gesendeten Zeilen gehen beim nächsten Senden raus.",
@@ -864,7 +865,7 @@ pub const DE: Text = Text {
     // The library's words for the kinds of number, as its messages say them.
     number_kind: |kind| crate::row::number_kind(kind, Lang::De),
     consent_values_label: |column| {
-        format!("Werte in `{column}`, die bedeuten, dass die Person zugestimmt hat")
+        format!("Werte in „{column}“, die bedeuten, dass die Person zugestimmt hat")
     },
     suppress_label: "Eine Liste von Nummern, die nie angerufen werden",
     suppress_hint: "CSV, TXT, XLSX oder ODS mit einer Nummer je Zeile; +49900* steht für jede \

@@ -61,7 +61,7 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
     let id = reading.trim_start_matches("/reading/").to_string();
     let mapping = ui.get(&format!("/mapping/{id}"), &cookie);
     assert!(mapping.body.contains(&format!("action=\"/check/{id}\"")), "{}", mapping.body);
-    assert!(mapping.body.contains("From the column `Kampagne`"), "{}", mapping.body);
+    assert!(mapping.body.contains("From the column “Kampagne”"), "{}", mapping.body);
     assert!(mapping.body.contains(">Spring Outreach (10)</option>"), "the account's campaigns");
 
     let form = [("campaign", ""), ("region", "DE"), ("sheet", ""), ("header_row", "")];

@@ -423,7 +423,7 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t
     body.push_str(&counts(&finished.summary, t));
     body.push_str(&reasons(&finished.top_reasons, t));
     if run.kind == Kind::Check {
-        body.push_str(&super::fixes::offer_box(run_id, shown.offers, t));
+        body.push_str(&super::fixes::offer_box(run_id, shown.offers, t).into_string());
         body.push_str(&reason_actions(run_id, run, &finished.top_reasons, t));
     }
     body.push_str(shown.rows);

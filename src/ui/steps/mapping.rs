@@ -64,7 +64,7 @@ pub(in super::super) async fn show(
     body.push_str(&roles_table(&id, &preview, &roles, (&speakers, speaker), t));
     body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
     let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
-    let callable = super::callable::fields(&app, &id, &mapping, &pairs, t);
+    let callable = super::callable::fields(&app, &id, &mapping, &pairs, t).into_string();
     let campaign = (mapping.campaign_column.as_deref(), campaigns.as_slice());
     // The country of national numbers: the form's, a loaded mapping's, else the default.
     let region = match super::field(&pairs, "region") {
@@ -73,7 +73,7 @@ pub(in super::super) async fn show(
     };
     body.push_str(&check_fields(&pairs, campaign, (&region, &callable), t));
     body.push_str(&keep_fields(&id, t));
-    body.push_str(&super::load::fields(&id, t));
+    body.push_str(&super::load::fields(&id, t).into_string());
     body.push_str("</form>");
     body.push_str(&back);
     page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)

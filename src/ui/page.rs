@@ -227,7 +227,7 @@ pub(super) fn query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{Esc, Lang, with_lang};
+    use super::{Esc, Lang, error, lang, with_lang};
 
     #[test]
     fn escapes_the_five_characters() {
@@ -237,6 +237,17 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;Müller &amp; &#39;Söhne&#39;&lt;/a&gt;"
         );
         assert_eq!(Esc("plain").to_string(), "plain");
+    }
+
+    #[test]
+    fn the_error_box_escapes_what_it_is_given() {
+        let html = error(lang::text(Lang::En), "<script>\"x\" & 'y'").into_string();
+        // maud leaves `'` as it is: its attributes are always in double quotes.
+        let said = "&lt;script&gt;&quot;x&quot; &amp; 'y'";
+        assert_eq!(
+            html,
+            format!("<div class=\"error\" role=\"alert\"><strong>Error:</strong> {said}</div>")
+        );
     }
 
     #[test]

@@ -1,19 +1,20 @@
 //! The frame every page shares: the document head (one stylesheet and one script, both served
 //! from the binary), the service in use, the language switch and the steps of the flow; and
-//! the escaping every value from a file or a person goes through on its way into HTML.
-
-use std::fmt::Write;
+//! the markup every page is written in: maud's `html!`, which escapes every value from a file
+//! or a person on its way into HTML, so no page can forget to.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::guard::Refusal;
 use super::lang::{self, Lang};
 use super::text::Text;
 
-/// HTML-escapes its text, as the HTML report does.
+/// HTML-escapes its text, as the HTML report does: for the pages not yet written with `html!`
+/// (`source.rs`, `edit.rs`); goes when they are.
 pub(super) use crate::report::Esc;
 
 /// The steps of the flow, in order (the texts are `Text::steps`).
@@ -60,43 +61,68 @@ impl<S: Send + Sync> FromRequestParts<S> for View {
     }
 }
 
+/// A page's body: markup from `html!`, or the HTML a step not yet converted to templates still
+/// builds by hand (`source.rs`, `edit.rs`: every value through [`Esc`]). The second impl goes
+/// when they are templates too, and the compiler then names any page left.
+pub(super) trait Body {
+    fn into_markup(self) -> Markup;
+}
+
+impl Body for Markup {
+    fn into_markup(self) -> Markup {
+        self
+    }
+}
+
+impl Body for &String {
+    fn into_markup(self) -> Markup {
+        // Escaped value by value with `Esc` by its caller: taken as the HTML it already is.
+        PreEscaped(self.clone())
+    }
+}
+
 /// A page of the flow.
 pub(super) fn page(
     view: &View,
     service: &str,
     step: Step,
     title: &str,
-    body: &str,
+    body: impl Body,
     status: StatusCode,
 ) -> Response {
     let t = view.text();
-    let mut nav = String::new();
-    for (i, name) in t.steps.iter().enumerate() {
-        let _ = match (i == step.index(), i) {
-            (true, _) => write!(nav, "<li aria-current=\"step\">{}</li>", Esc(name)),
-            (false, 0) => write!(nav, "<li><a href=\"/\">{}</a></li>", Esc(name)),
-            (false, _) => write!(nav, "<li>{}</li>", Esc(name)),
-        };
-    }
     let other = match view.lang {
         Lang::En => Lang::De,
         Lang::De => Lang::En,
     };
-    let header = format!(
-        "<header><p class=\"app\">{app}</p><p class=\"service\">{label}: {service}</p>\
-         <p class=\"lang\"><a href=\"{href}\" hreflang=\"{code}\" lang=\"{code}\" \
-         aria-label=\"{language}: {other_name}\">{other_name}</a></p></header>\
-         <nav aria-label=\"{steps}\"><ol class=\"steps\">{nav}</ol></nav>",
-        app = Esc(t.app),
-        label = Esc(t.service),
-        service = Esc(service),
-        href = Esc(&with_lang(&view.uri, other)),
-        code = other.code(),
-        language = Esc(t.language),
-        other_name = Esc(t.other_language),
-        steps = Esc(t.steps_label),
-    );
-    document(t, title, &header, body, status)
+    let header = html! {
+        header {
+            p class="app" { (t.app) }
+            p class="service" { (t.service) ": " (service) }
+            p class="lang" {
+                a href=(with_lang(&view.uri, other)) hreflang=(other.code()) lang=(other.code())
+                    aria-label={ (t.language) ": " (t.other_language) } { (t.other_language) }
+            }
+        }
+        nav aria-label=(t.steps_label) { ol class="steps" { (steps(t, step)) } }
+    };
+    document(t, title, header, body.into_markup(), status)
+}
+
+/// The steps of the flow, the current one marked; only the first is a link (the others need
+/// a chosen file to mean anything).
+fn steps(t: &Text, step: Step) -> Markup {
+    html! {
+        @for (i, name) in t.steps.iter().enumerate() {
+            @if i == step.index() {
+                li aria-current="step" { (name) }
+            } @else if i == 0 {
+                li { a href="/" { (name) } }
+            } @else {
+                li { (name) }
+            }
+        }
+    }
 }
 
 /// The request refused by the guard, in the browser's language.
@@ -112,54 +138,68 @@ pub(super) fn refused(lang: Lang, why: Refusal) -> Response {
         Lang::En => Lang::De,
         Lang::De => Lang::En,
     });
-    let body = format!(
-        "<p>{}</p><h2 lang=\"{}\">{}</h2><p lang=\"{}\">{}</p>",
-        Esc(said(t)),
-        other.code,
-        Esc(other.refused_title),
-        other.code,
-        Esc(said(other))
-    );
-    document(t, t.refused_title, "", &body, StatusCode::FORBIDDEN)
+    let body = html! {
+        p { (said(t)) }
+        h2 lang=(other.code) { (other.refused_title) }
+        p lang=(other.code) { (said(other)) }
+    };
+    document(t, t.refused_title, html! {}, body, StatusCode::FORBIDDEN)
 }
 
 /// No route matched.
 pub(super) fn not_found(view: View) -> Response {
     let t = view.text();
-    let body = format!("<p>{}</p><p><a href=\"/\">{}</a></p>", Esc(t.not_found), Esc(t.steps[0]));
-    document(t, t.not_found, "", &body, StatusCode::NOT_FOUND)
+    let body = html! {
+        p { (t.not_found) }
+        p { a href="/" { (t.steps[0]) } }
+    };
+    document(t, t.not_found, html! {}, body, StatusCode::NOT_FOUND)
 }
 
-/// An error box that screen readers announce.
 /// A step asked for a source this server does not know (an old link, a restart): 404, with a
 /// way back to choose a file.
 pub(super) fn unknown_source(view: &View, service: &str, step: Step, title: &str) -> Response {
     let t = view.text();
-    let body =
-        format!("{}<p><a href=\"/\">{}</a></p>", error_box(t, t.unknown_source), Esc(t.other_file));
-    page(view, service, step, title, &body, StatusCode::NOT_FOUND)
+    let body = html! {
+        (error(t, t.unknown_source))
+        p { a href="/" { (t.other_file) } }
+    };
+    page(view, service, step, title, body, StatusCode::NOT_FOUND)
 }
 
+/// An error box that screen readers announce.
+pub(super) fn error(t: &Text, message: &str) -> Markup {
+    html! {
+        div class="error" role="alert" { strong { (t.error) ":" } " " (message) }
+    }
+}
+
+/// [`error`] as HTML text, for the pages still built by hand (`source.rs`, `edit.rs`); goes
+/// when they are templates.
 pub(super) fn error_box(t: &Text, message: &str) -> String {
-    format!(
-        "<div class=\"error\" role=\"alert\"><strong>{}:</strong> {}</div>",
-        Esc(t.error),
-        Esc(message)
-    )
+    error(t, message).into_string()
 }
 
-fn document(t: &Text, title: &str, header: &str, body: &str, status: StatusCode) -> Response {
-    let html = format!(
-        "<!doctype html>\n<html lang=\"{code}\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title} · {app}</title><link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"/assets/ui.css\">\
-         <script src=\"/assets/ui.js\" defer></script></head>\
-         <body>{header}<main><h1>{title}</h1>{body}</main></body></html>\n",
-        code = t.code,
-        title = Esc(title),
-        app = Esc(t.app),
-    );
-    (status, Html(html)).into_response()
+fn document(t: &Text, title: &str, header: Markup, body: Markup, status: StatusCode) -> Response {
+    let html = html! {
+        (DOCTYPE) "\n"
+        html lang=(t.code) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · " (t.app) }
+                link rel="icon" href="/assets/icon.svg" type="image/svg+xml";
+                link rel="stylesheet" href="/assets/ui.css";
+                script src="/assets/ui.js" defer {}
+            }
+            body {
+                (header)
+                main { h1 { (title) } (body) }
+            }
+        }
+        "\n"
+    };
+    (status, Html(html.into_string())).into_response()
 }
 
 /// The address asked for, in another language: its other query parameters kept.
@@ -187,7 +227,7 @@ pub(super) fn query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{Esc, Lang, with_lang};
+    use super::{Esc, Lang, error, lang, with_lang};
 
     #[test]
     fn escapes_the_five_characters() {
@@ -197,6 +237,17 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;Müller &amp; &#39;Söhne&#39;&lt;/a&gt;"
         );
         assert_eq!(Esc("plain").to_string(), "plain");
+    }
+
+    #[test]
+    fn the_error_box_escapes_what_it_is_given() {
+        let html = error(lang::text(Lang::En), "<script>\"x\" & 'y'").into_string();
+        // maud leaves `'` as it is: its attributes are always in double quotes.
+        let said = "&lt;script&gt;&quot;x&quot; &amp; 'y'";
+        assert_eq!(
+            html,
+            format!("<div class=\"error\" role=\"alert\"><strong>Error:</strong> {said}</div>")
+        );
     }
 
     #[test]

@@ -4,14 +4,13 @@
 //! the import's options; the library's guards judge every row with them, as `import
 //! --countries`, `--suppress` and the mapping's `block_number_types` and `consent` do.
 
-use std::fmt::Write;
-
 use axum::extract::{Multipart, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 
 use super::super::App;
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::text::Text;
 use super::super::upload;
 use super::field;
@@ -31,46 +30,43 @@ pub(super) fn fields(
     mapping: &MappingFile,
     pairs: &[(String, String)],
     t: &Text,
-) -> String {
-    let mut out = format!("<fieldset><legend>{}</legend>", Esc(t.callable_legend));
+) -> Markup {
     let countries = match field(pairs, "countries") {
         typed if !typed.is_empty() => typed,
         _ => mapping.countries.join(", "),
     };
-    let _ = write!(
-        out,
-        "<p><label for=\"countries\">{}</label> <span class=\"hint\" id=\"countries-hint\">{}</span><br>\
-         <input id=\"countries\" name=\"countries\" value=\"{}\" aria-describedby=\"countries-hint\"></p>",
-        Esc(t.countries_label),
-        Esc(t.countries_hint),
-        Esc(&countries)
-    );
-    out.push_str(&block_boxes(mapping, pairs, t));
-    if let Some(consent) = &mapping.consent {
-        let _ = write!(
-            out,
-            "<p><label for=\"consent_values\">{}</label><br>\
-             <input id=\"consent_values\" name=\"consent_values\" value=\"{}\"></p>",
-            Esc(&(t.consent_values_label)(&consent.column)),
-            Esc(&consent.values.join(", "))
-        );
+    html! {
+        fieldset {
+            legend { (t.callable_legend) }
+            p {
+                label for="countries" { (t.countries_label) }
+                " "
+                span class="hint" id="countries-hint" { (t.countries_hint) }
+                br;
+                input id="countries" name="countries" value=(countries)
+                    aria-describedby="countries-hint";
+            }
+            (block_boxes(mapping, pairs, t))
+            @if let Some(consent) = &mapping.consent {
+                p {
+                    label for="consent_values" { ((t.consent_values_label)(&consent.column)) }
+                    br;
+                    input id="consent_values" name="consent_values"
+                        value=(consent.values.join(", "));
+                }
+            }
+            @for (list, name) in suppression_lists(app, pairs) {
+                input type="hidden" name=(SUPPRESS) value=(list);
+                p class="notice" { ((t.suppress_in_use)(&name)) }
+            }
+            (upload_fields(id, t))
+        }
     }
-    for (id, name) in suppression_lists(app, pairs) {
-        let _ = write!(
-            out,
-            "<input type=\"hidden\" name=\"{SUPPRESS}\" value=\"{}\"><p class=\"notice\">{}</p>",
-            Esc(&id),
-            Esc(&(t.suppress_in_use)(&name))
-        );
-    }
-    out.push_str(&upload_fields(id, t));
-    out.push_str("</fieldset>");
-    out
 }
 
 /// The kinds of number never called: as the address says (a loaded mapping file, the way back
 /// from the check), else the mapping's, else premium rate.
-fn block_boxes(mapping: &MappingFile, pairs: &[(String, String)], t: &Text) -> String {
+fn block_boxes(mapping: &MappingFile, pairs: &[(String, String)], t: &Text) -> Markup {
     let chosen = pairs.iter().any(|(k, _)| k == BLOCK_SHOWN);
     let named = pairs.iter().filter(|(k, _)| k == "block").map(|(_, v)| v.clone()).collect();
     let blocked: Vec<String> = match (chosen, &mapping.block_number_types) {
@@ -82,23 +78,22 @@ fn block_boxes(mapping: &MappingFile, pairs: &[(String, String)], t: &Text) -> S
             .collect(),
         (false, None) => vec![NumberType::PremiumRate.as_str().to_string()],
     };
-    let mut out = format!(
-        "<fieldset><legend>{}</legend><input type=\"hidden\" name=\"{BLOCK_SHOWN}\" value=\"1\">",
-        Esc(t.block_legend)
-    );
-    for kind in BLOCKABLE {
-        let name = kind.as_str();
-        let checked = if blocked.iter().any(|b| b == name) { " checked" } else { "" };
-        // The box inside its label: a label between two boxes reads as either one's.
-        let _ = write!(
-            out,
-            "<label class=\"choice\" for=\"block-{name}\"><input type=\"checkbox\" id=\"block-{name}\" \
-             name=\"block\" value=\"{name}\"{checked}> {}</label> ",
-            Esc((t.number_kind)(kind))
-        );
+    html! {
+        fieldset {
+            legend { (t.block_legend) }
+            input type="hidden" name=(BLOCK_SHOWN) value="1";
+            @for kind in BLOCKABLE {
+                @let name = kind.as_str();
+                // The box inside its label: a label between two boxes reads as either one's.
+                label class="choice" for={ "block-" (name) } {
+                    input type="checkbox" id={ "block-" (name) } name="block" value=(name)
+                        checked[blocked.iter().any(|b| b == name)];
+                    " " ((t.number_kind)(kind))
+                }
+                " "
+            }
+        }
     }
-    out.push_str("</fieldset>");
-    out
 }
 
 /// The suppression lists the address names, as (id, file name), those this server knows.
@@ -112,19 +107,19 @@ fn suppression_lists(app: &App, pairs: &[(String, String)]) -> Vec<(String, Stri
 
 /// The file field for a suppression list and its button, inside the page's one form: the
 /// button sends the whole form as multipart, so the list is added and every choice kept.
-fn upload_fields(id: &str, t: &Text) -> String {
-    format!(
-        "<p><label for=\"suppress-file\">{}</label> <input type=\"file\" id=\"suppress-file\" \
-         name=\"{}\" accept=\".csv,.tsv,.txt,.xlsx,.xls,.ods\" aria-describedby=\"suppress-file-hint\">\
-         <span id=\"suppress-file-hint\" class=\"hint\">{}</span> \
-         <button type=\"submit\" formaction=\"/mapping/{}/suppress\" formenctype=\"multipart/form-data\" \
-         formnovalidate>{}</button></p>",
-        Esc(t.suppress_label),
-        upload::FIELD,
-        Esc(t.suppress_hint),
-        Esc(id),
-        Esc(t.suppress_button)
-    )
+fn upload_fields(id: &str, t: &Text) -> Markup {
+    html! {
+        p {
+            label for="suppress-file" { (t.suppress_label) }
+            " "
+            input type="file" id="suppress-file" name=(upload::FIELD)
+                accept=".csv,.tsv,.txt,.xlsx,.xls,.ods" aria-describedby="suppress-file-hint";
+            span id="suppress-file-hint" class="hint" { (t.suppress_hint) }
+            " "
+            button type="submit" formaction={ "/mapping/" (id) "/suppress" }
+                formenctype="multipart/form-data" formnovalidate { (t.suppress_button) }
+        }
+    }
 }
 
 /// A suppression list uploaded with the page's form: kept like a sheet, its id added to the
@@ -149,20 +144,12 @@ pub(in super::super) async fn upload_list(
         }
         Err(error) => {
             let back = format!("/mapping/{id}?{}", super::choices::as_query(&fields));
-            let body = format!(
-                "{}<p><a href=\"{}\">{}</a></p>",
-                page::error_box(t, &upload::said(&error, t)),
-                Esc(&back),
-                Esc(t.back_mapping)
-            );
-            page::page(
-                &view,
-                app.service.label(t),
-                Step::Mapping,
-                t.mapping_title,
-                &body,
-                error.status(),
-            )
+            let body = html! {
+                (page::error(t, &upload::said(&error, t)))
+                p { a href=(back) { (t.back_mapping) } }
+            };
+            let (label, status) = (app.service.label(t), error.status());
+            page::page(&view, label, Step::Mapping, t.mapping_title, body, status)
         }
     }
 }

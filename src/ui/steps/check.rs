@@ -4,17 +4,17 @@
 //! from the run's SQLite report, filtered and searched on the server), the reports to
 //! download, and the buttons to send, stop, and send the rest.
 
-use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::runs::{DOWNLOADS, EDITS, Finished, Kind, Run, State as RunState};
 use super::super::text::Text;
 use super::super::{App, download};
@@ -239,23 +239,17 @@ pub(in super::super) async fn show(
     let body = match &state {
         RunState::Running => running(&run_id, &run, t),
         // Sent from elsewhere at this moment: said in words, the journal's path for the IT.
-        RunState::Failed(failure) if failure.busy => format!(
-            "<h2>{}</h2><p class=\"notice\" role=\"status\">{}</p>\
-             <details class=\"for-it\"><summary>{}</summary><p>{}</p></details>{}",
-            Esc(t.send_title),
-            Esc(t.sent_elsewhere),
-            Esc(t.for_it),
-            Esc(&failure.detail),
-            back(&run, t)
-        ),
-        RunState::Failed(failure) => {
-            format!(
-                "<h2>{}</h2>{}{}",
-                Esc(t.run_failed),
-                page::error_box(t, &failure.detail),
-                back(&run, t)
-            )
-        }
+        RunState::Failed(failure) if failure.busy => html! {
+            h2 { (t.send_title) }
+            p class="notice" role="status" { (t.sent_elsewhere) }
+            details class="for-it" { summary { (t.for_it) } p { (failure.detail) } }
+            (back(&run, t))
+        },
+        RunState::Failed(failure) => html! {
+            h2 { (t.run_failed) }
+            (page::error(t, &failure.detail))
+            (back(&run, t))
+        },
         RunState::Done(finished) => {
             let rows = tokio::task::spawn_blocking({
                 let run = run.clone();
@@ -264,7 +258,7 @@ pub(in super::super) async fn show(
                 move || render.table(&run, &rows)
             })
             .await
-            .unwrap_or_else(|e| page::error_box(t, &e.to_string()));
+            .unwrap_or_else(|e| page::error(t, &e.to_string()));
             let campaign = match run.kind {
                 Kind::Send => campaign_name(&app, &run).await,
                 Kind::Check => None,
@@ -277,7 +271,7 @@ pub(in super::super) async fn show(
             done(&app, &run_id, &run, finished, shown, t)
         }
     };
-    page::page(&view, label, step, title, &body, StatusCode::OK)
+    page::page(&view, label, step, title, body, StatusCode::OK)
 }
 
 /// A report of the run: the HTML report opens in a tab, the others download, each named after
@@ -323,132 +317,103 @@ pub(super) fn file_stem(location: &str) -> String {
     }
 }
 
-fn running(run_id: &str, run: &Run, t: &Text) -> String {
-    // Pushed from the server while the run goes (`live`); reloaded each second without script.
-    let mut body = format!(
-        "<div data-refresh=\"1000\" data-live=\"/run/{}/live\">{}</div>",
-        Esc(run_id),
-        live_status(run, t)
-    );
-    let _ = write!(body, "<p><a href=\"/run/{}\">{}</a></p>", Esc(run_id), Esc(t.refresh));
-    if run.kind == Kind::Send {
-        let stopping = run.stop.load(Ordering::Relaxed);
-        match stopping {
-            true => {
-                let _ = write!(body, "<p>{}</p>", Esc(t.stopping));
-            }
-            false => {
-                let _ = write!(
-                    body,
-                    "<form method=\"post\" action=\"/run/{}/stop\"><button type=\"submit\">{}</button></form>",
-                    Esc(run_id),
-                    Esc(t.stop_button)
-                );
+fn running(run_id: &str, run: &Run, t: &Text) -> Markup {
+    html! {
+        // Pushed from the server while the run goes (`live`); reloaded each second without script.
+        div data-refresh="1000" data-live={ "/run/" (run_id) "/live" } { (live_status(run, t)) }
+        p { a href={ "/run/" (run_id) } { (t.refresh) } }
+        @if run.kind == Kind::Send {
+            @if run.stop.load(Ordering::Relaxed) {
+                p { (t.stopping) }
+            } @else {
+                form method="post" action={ "/run/" (run_id) "/stop" } {
+                    button type="submit" { (t.stop_button) }
+                }
             }
         }
     }
-    body
 }
 
 /// How a run under way stands: the rows so far, the share done and the time left, the rows by
 /// status. The page shows it and the live stream pushes it again as it changes.
-pub(super) fn live_status(run: &Run, t: &Text) -> String {
+pub(super) fn live_status(run: &Run, t: &Text) -> Markup {
     let counts = RowsDb::open(&run.rows_db()).and_then(|db| db.counts()).unwrap_or_default();
     let so_far: u64 = counts.iter().map(|(_, n)| n).sum();
-    let mut body = format!(
-        "<p role=\"status\">{} {}</p>",
-        Esc(match run.kind {
-            Kind::Check => t.checking,
-            Kind::Send => t.send_title,
-        }),
-        Esc(&(t.rows_so_far)(so_far)),
-    );
-    if let Some(total) = run.expected_rows.filter(|&n| n > 0) {
+    let doing = match run.kind {
+        Kind::Check => t.checking,
+        Kind::Send => t.send_title,
+    };
+    let share = run.expected_rows.filter(|&n| n > 0).map(|total| {
         let elapsed = run.started.elapsed().as_secs_f64();
         let left = total.saturating_sub(so_far);
         let eta = match so_far {
             0 => None,
             done => Some((elapsed / done as f64 * left as f64).ceil() as u64),
         };
-        let _ = write!(
-            body,
-            "<p><progress max=\"{total}\" value=\"{so_far}\" aria-label=\"{}\"></progress> {}</p>",
-            Esc(t.send_title),
-            Esc(&(t.progress_line)(so_far, total, eta, so_far as f64 / elapsed.max(0.001)))
-        );
-    }
+        (total, (t.progress_line)(so_far, total, eta, so_far as f64 / elapsed.max(0.001)))
+    });
     // What the send is at in the terminal's words (the service's limit, retries waiting):
     // for the IT, folded away, so the page has one progress line in its own language.
-    if let Some(line) = run.opts.board.as_ref().map(|b| b.line()).filter(|l| !l.is_empty()) {
-        let _ = write!(
-            body,
-            "<details class=\"for-it\"><summary>{}</summary><p>{}</p></details>",
-            Esc(t.for_it),
-            Esc(&line)
-        );
-    }
-    if !counts.is_empty() {
-        body.push_str("<dl class=\"counts\">");
-        for (status, n) in &counts {
-            let _ = write!(
-                body,
-                "<div data-status=\"{}\"><dt>{}</dt><dd>{}</dd></div>",
-                Esc(status),
-                Esc((t.status_name)(status)),
-                count(t.lang, *n)
-            );
+    let line = run.opts.board.as_ref().map(|b| b.line()).filter(|l| !l.is_empty());
+    html! {
+        p role="status" { (doing) " " ((t.rows_so_far)(so_far)) }
+        @if let Some((total, said)) = share {
+            p {
+                progress max=(total) value=(so_far) aria-label=(t.send_title) {}
+                " " (said)
+            }
         }
-        body.push_str("</dl>");
+        @if let Some(line) = line {
+            details class="for-it" { summary { (t.for_it) } p { (line) } }
+        }
+        @if !counts.is_empty() {
+            dl class="counts" {
+                @for (status, n) in &counts {
+                    div data-status=(status) {
+                        dt { ((t.status_name)(status)) }
+                        dd { (count(t.lang, *n)) }
+                    }
+                }
+            }
+        }
     }
-    body
 }
 
-fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t: &Text) -> String {
-    let mut body = String::new();
-    if run.kind == Kind::Send {
-        let _ = write!(
-            body,
-            "<p class=\"lead\" role=\"status\">{}</p>",
-            Esc(&sentence(finished, shown.campaign, t))
-        );
-    }
-    if finished.interrupted {
-        // A pause, not a failure: nothing went wrong, and the rest goes out when she says so.
-        let _ = write!(
-            body,
-            "<p class=\"notice\" role=\"status\">{}</p>",
-            Esc(&(t.paused)(unsent(run, finished)))
-        );
-    }
-    body.push_str(&counts(&finished.summary, t));
-    body.push_str(&reasons(&finished.top_reasons, t));
-    if run.kind == Kind::Check {
-        body.push_str(&super::fixes::offer_box(run_id, shown.offers, t));
-        body.push_str(&reason_actions(run_id, run, &finished.top_reasons, t));
-    }
-    body.push_str(shown.rows);
-    body.push_str(&downloads(run_id, run, t));
-    match run.kind {
-        Kind::Check => body.push_str(&send_form(app, run_id, &finished.summary, t)),
-        Kind::Send => {
-            if has_rest(run) && app.client.is_some() {
-                let _ = write!(
-                    body,
-                    "<form method=\"post\" action=\"/send/{}\"><button type=\"submit\">{}</button></form>",
-                    Esc(run_id),
-                    Esc(t.send_rest)
-                );
-            }
-            body.push_str(&for_it(run, finished, t));
+fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t: &Text) -> Markup {
+    html! {
+        @if run.kind == Kind::Send {
+            p class="lead" role="status" { (sentence(finished, shown.campaign, t)) }
         }
+        @if finished.interrupted {
+            // A pause, not a failure: nothing went wrong, and the rest goes out when she says so.
+            p class="notice" role="status" { ((t.paused)(unsent(run, finished))) }
+        }
+        (counts(&finished.summary, t))
+        (reasons(&finished.top_reasons, t))
+        @if run.kind == Kind::Check {
+            (super::fixes::offer_box(run_id, shown.offers, t))
+            (reason_actions(run_id, run, &finished.top_reasons, t))
+        }
+        (shown.rows)
+        (downloads(run_id, run, t))
+        @match run.kind {
+            Kind::Check => { (send_form(app, run_id, &finished.summary, t)) }
+            Kind::Send => {
+                @if has_rest(run) && app.client.is_some() {
+                    form method="post" action={ "/send/" (run_id) } {
+                        button type="submit" { (t.send_rest) }
+                    }
+                }
+                (for_it(run, finished, t))
+            }
+        }
+        (back(run, t))
     }
-    body.push_str(&back(run, t));
-    body
 }
 
 /// What a finished page shows beside the run's own state.
 struct Shown<'a> {
-    rows: &'a str,
+    rows: &'a Markup,
     /// The campaign every lead went into, by name, when one was chosen for all.
     campaign: Option<&'a str>,
     /// Fixes made on an earlier sheet that fit rows of this check.
@@ -473,8 +438,8 @@ fn unsent(run: &Run, finished: &Finished) -> u64 {
 }
 
 /// The command line's way to the same run, folded away: the journal and the edits file.
-fn for_it(run: &Run, finished: &Finished, t: &Text) -> String {
-    let Some(journal) = &finished.journal else { return String::new() };
+fn for_it(run: &Run, finished: &Finished, t: &Text) -> Markup {
+    let Some(journal) = &finished.journal else { return html! {} };
     let journal = journal.display().to_string();
     let note = match run.edits().is_empty() {
         true => (t.journal_note)(&journal),
@@ -483,11 +448,9 @@ fn for_it(run: &Run, finished: &Finished, t: &Text) -> String {
             (t.journal_edits_note)(&journal, &edits)
         }
     };
-    format!(
-        "<details class=\"for-it\"><summary>{}</summary><p>{}</p></details>",
-        Esc(t.for_it),
-        Esc(&note)
-    )
+    html! {
+        details class="for-it" { summary { (t.for_it) } p { (note) } }
+    }
 }
 
 /// The name of the campaign the run put every lead into, asked of the service.
@@ -498,7 +461,7 @@ async fn campaign_name(app: &App, run: &Run) -> Option<String> {
     book.resolve(chosen).ok().map(|found| found.name)
 }
 
-fn counts(summary: &Summary, t: &Text) -> String {
+fn counts(summary: &Summary, t: &Text) -> Markup {
     let figures = [
         ("rows", summary.rows),
         ("valid", summary.valid),
@@ -513,122 +476,137 @@ fn counts(summary: &Summary, t: &Text) -> String {
         ("not_sent", summary.not_sent),
         ("excluded", summary.excluded),
     ];
-    let mut out = format!("<h2>{}</h2><dl class=\"counts\">", Esc(t.counts));
-    for (status, n) in figures.iter().filter(|(s, n)| *n > 0 || *s == "rows") {
-        let _ = write!(
-            out,
-            "<div data-status=\"{status}\"><dt>{}</dt><dd>{}</dd></div>",
-            Esc((t.status_name)(status)),
-            count(t.lang, *n)
-        );
+    html! {
+        h2 { (t.counts) }
+        dl class="counts" {
+            @for (status, n) in figures.iter().filter(|(s, n)| *n > 0 || *s == "rows") {
+                div data-status=(status) {
+                    dt { ((t.status_name)(status)) }
+                    dd { (count(t.lang, *n)) }
+                }
+            }
+        }
     }
-    out.push_str("</dl>");
-    out
 }
 
-fn reasons(top: &[(IssueCode, u64)], t: &Text) -> String {
+fn reasons(top: &[(IssueCode, u64)], t: &Text) -> Markup {
     if top.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut out = format!(
-        "<h2>{}</h2><div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
-        Esc(t.reasons_title),
-        Esc(t.reason),
-        Esc(t.rows_count),
-        Esc(t.what_to_do)
-    );
-    for (code, n) in top {
-        // The title in her words; the code, small, for people who script.
-        let _ = write!(
-            out,
-            "<tr><th scope=\"row\">{} <small class=\"code\">{}</small></th><td>{}</td><td>{}</td></tr>",
-            Esc(code.title(t.lang)),
-            Esc(code.as_str()),
-            Esc(&count(t.lang, *n)),
-            Esc(code.todo(t.lang))
-        );
+    html! {
+        h2 { (t.reasons_title) }
+        div class="table-wrap" {
+            table {
+                thead {
+                    tr {
+                        th scope="col" { (t.reason) }
+                        th scope="col" { (t.rows_count) }
+                        th scope="col" { (t.what_to_do) }
+                    }
+                }
+                tbody {
+                    @for (code, n) in top {
+                        // The title in her words; the code, small, for people who script.
+                        tr {
+                            th scope="row" {
+                                (code.title(t.lang)) " " small class="code" { (code.as_str()) }
+                            }
+                            td { (count(t.lang, *n)) }
+                            td { (code.todo(t.lang)) }
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
-fn downloads(run_id: &str, run: &Run, t: &Text) -> String {
-    let mut out = format!("<h2>{}</h2><ul class=\"downloads\">", Esc(t.downloads));
-    for (name, label) in DOWNLOADS.iter().zip(t.download_names) {
-        // The HTML report is a page to read: it opens in a tab of its own.
-        let how = match name.ends_with(".html") {
-            true => "target=\"_blank\" rel=\"noopener\"",
-            false => "download",
-        };
-        let _ = write!(
-            out,
-            "<li><a href=\"/run/{}/files/{name}\" {how}>{}</a></li>",
-            Esc(run_id),
-            Esc(label)
-        );
+fn downloads(run_id: &str, run: &Run, t: &Text) -> Markup {
+    html! {
+        h2 { (t.downloads) }
+        ul class="downloads" {
+            @for (name, label) in DOWNLOADS.iter().zip(t.download_names) {
+                li {
+                    // The HTML report is a page to read: it opens in a tab of its own.
+                    @if name.ends_with(".html") {
+                        a href={ "/run/" (run_id) "/files/" (name) } target="_blank"
+                            rel="noopener" { (label) }
+                    } @else {
+                        a href={ "/run/" (run_id) "/files/" (name) } download { (label) }
+                    }
+                }
+            }
+            @if run.kind == Kind::Check && !run.edits().is_empty() {
+                li {
+                    a href={ "/run/" (run_id) "/corrected.xlsx" } download { (t.corrected_sheet) }
+                }
+            }
+        }
     }
-    if run.kind == Kind::Check && !run.edits().is_empty() {
-        let _ = write!(
-            out,
-            "<li><a href=\"/run/{}/corrected.xlsx\" download>{}</a></li>",
-            Esc(run_id),
-            Esc(t.corrected_sheet)
-        );
-    }
-    out.push_str("</ul>");
-    out
 }
 
 /// The changes so far and one action for every row of a reason, where one fits: exclude every
 /// duplicate; set the country of every row whose country was not recognised (when the check
 /// read countries from a column). Each checks the whole sheet again; so does "check again".
-fn reason_actions(run_id: &str, run: &Run, top: &[(IssueCode, u64)], t: &Text) -> String {
-    let mut out = String::new();
-    let form = |fields: &str, button: &str| {
-        format!(
-            "<form method=\"post\" action=\"/run/{}/reasons\" class=\"reason-action\"><p>{fields}\
-             <button type=\"submit\">{}</button></p></form>",
-            Esc(run_id),
-            Esc(button)
-        )
-    };
-    for (code, n) in top {
-        match code {
-            IssueCode::DuplicateInFile => out.push_str(&form(
-                "<input type=\"hidden\" name=\"action\" value=\"exclude\">",
-                &(t.exclude_all)(*n),
-            )),
-            IssueCode::UnknownCountry if super::edit::country_column(run).is_some() => {
-                let fields = format!(
-                    "<input type=\"hidden\" name=\"action\" value=\"country\">\
-                     <label for=\"country\">{}</label> \
-                     <input id=\"country\" name=\"country\" size=\"4\" required> ",
-                    Esc(t.country_for_rows)
-                );
-                out.push_str(&form(&fields, t.set_country));
+fn reason_actions(run_id: &str, run: &Run, top: &[(IssueCode, u64)], t: &Text) -> Markup {
+    let forms: Vec<Markup> = top
+        .iter()
+        .filter_map(|(code, n)| match code {
+            IssueCode::DuplicateInFile => {
+                Some(reason_form(run_id, action("exclude"), &(t.exclude_all)(*n)))
             }
-            _ => {}
+            IssueCode::UnknownCountry if super::edit::country_column(run).is_some() => {
+                let fields = html! {
+                    (action("country"))
+                    label for="country" { (t.country_for_rows) }
+                    " "
+                    input id="country" name="country" size="4" required;
+                    " "
+                };
+                Some(reason_form(run_id, fields, t.set_country))
+            }
+            _ => None,
+        })
+        .collect();
+    let edits = run.edits();
+    html! {
+        @for form in &forms {
+            (form)
+        }
+        @if !edits.is_empty() {
+            p class="notice" { ((t.edits_so_far)(edits.cells.len(), edits.excluded.len())) }
+            (reason_form(run_id, action("recheck"), t.recheck))
         }
     }
-    let edits = run.edits();
-    if !edits.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"notice\">{}</p>",
-            Esc(&(t.edits_so_far)(edits.cells.len(), edits.excluded.len()))
-        );
-        out.push_str(&form("<input type=\"hidden\" name=\"action\" value=\"recheck\">", t.recheck));
+}
+
+/// One action for every row of a reason: its fields and its button.
+fn reason_form(run_id: &str, fields: Markup, button: &str) -> Markup {
+    html! {
+        form method="post" action={ "/run/" (run_id) "/reasons" } class="reason-action" {
+            p { (fields) button type="submit" { (button) } }
+        }
     }
-    out
+}
+
+/// The field that names a reason's action.
+fn action(name: &str) -> Markup {
+    html! { input type="hidden" name="action" value=(name); }
 }
 
 /// The confirmation: the service, how many leads, the rate and how long it takes.
-fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> String {
-    let mut out = format!("<h2>{}</h2>", Esc(t.send_legend));
+fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> Markup {
+    html! {
+        h2 { (t.send_legend) }
+        (send_choice(app, run_id, summary, t))
+    }
+}
+
+/// What the send part of a check's page offers: no service, the send made already, nothing
+/// to send, or the button with how many leads, the rate and how long it takes.
+fn send_choice(app: &App, run_id: &str, summary: &Summary, t: &Text) -> Markup {
     if app.client.is_none() {
-        let _ = write!(out, "<p>{}</p>", Esc(t.no_service_to_send));
-        return out;
+        return html! { p { (t.no_service_to_send) } };
     }
     // Sent already (the way back after a send lands here): the send, or its rest.
     if let Some((send_id, send)) = app.runs.latest_send_of(run_id) {
@@ -637,49 +615,42 @@ fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> String {
             (_, false) => t.sent_already,
             (_, true) => t.stopped,
         };
-        let _ = write!(
-            out,
-            "<p>{}</p><p><a href=\"/run/{}\">{}</a></p>",
-            Esc(said),
-            Esc(&send_id),
-            Esc(t.see_results)
-        );
-        if has_rest(&send) {
-            let _ = write!(
-                out,
-                "<form method=\"post\" action=\"/send/{}\"><button type=\"submit\">{}</button></form>",
-                Esc(&send_id),
-                Esc(t.send_rest)
-            );
-        }
-        return out;
+        return html! {
+            p { (said) }
+            p { a href={ "/run/" (send_id) } { (t.see_results) } }
+            @if has_rest(&send) {
+                form method="post" action={ "/send/" (send_id) } {
+                    button type="submit" { (t.send_rest) }
+                }
+            }
+        };
     }
     if summary.valid == 0 {
-        let _ = write!(out, "<p>{}</p>", Esc(t.nothing_to_send));
-        return out;
+        return html! { p { (t.nothing_to_send) } };
     }
-    let _ = write!(
-        out,
-        "<form method=\"post\" action=\"/send/{}\"><p>{}</p><p><button type=\"submit\">{}</button></p></form>",
-        Esc(run_id),
-        Esc(&(t.send_plan)(summary.valid, app.service.label(t), app.push.rate)),
-        Esc(&(t.send_button)(summary.valid))
-    );
-    out
+    html! {
+        form method="post" action={ "/send/" (run_id) } {
+            p { ((t.send_plan)(summary.valid, app.service.label(t), app.push.rate)) }
+            p { button type="submit" { ((t.send_button)(summary.valid)) } }
+        }
+    }
 }
 
-fn back(run: &Run, t: &Text) -> String {
+fn back(run: &Run, t: &Text) -> Markup {
     let href = match run.query.is_empty() {
         true => format!("/mapping/{}", run.source),
         false => format!("/mapping/{}?{}", run.source, run.query),
     };
-    format!("<p class=\"next\"><a href=\"{}\">{}</a></p>", Esc(&href), Esc(t.back_mapping))
+    html! { p class="next" { a href=(href) { (t.back_mapping) } } }
 }
 
 fn failed_page(view: &View, label: &str, message: &str, status: StatusCode) -> Response {
     let t = view.text();
-    let body = format!("<h2>{}</h2>{}", Esc(t.run_failed), page::error_box(t, message));
-    page::page(view, label, Step::Check, t.check_title, &body, status)
+    let body = html! {
+        h2 { (t.run_failed) }
+        (page::error(t, message))
+    };
+    page::page(view, label, Step::Check, t.check_title, body, status)
 }
 
 /// The row table, read from the run's SQLite report on a blocking thread.
@@ -691,170 +662,165 @@ struct RowsRender {
 }
 
 impl RowsRender {
-    fn table(&self, run: &Run, query: &RowQuery) -> String {
+    fn table(&self, run: &Run, query: &RowQuery) -> Markup {
         let t = self.t;
         let db = match RowsDb::open(&run.rows_db()) {
             Ok(db) => db,
-            Err(error) => return page::error_box(t, &error.to_string()),
+            Err(error) => return page::error(t, &error.to_string()),
         };
         let page_rows = match db.page(&query.filter(), PAGE_ROWS) {
             Ok(rows) => rows,
-            Err(error) => return page::error_box(t, &error.to_string()),
+            Err(error) => return page::error(t, &error.to_string()),
         };
-        let mut out = format!("<h2 id=\"rows\">{}</h2>", Esc(t.rows_title));
-        out.push_str(&self.filter_form(query));
-        if !page_rows.rows.is_empty() {
-            let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
-            out.push_str(&rows_table(&page_rows.rows, t, edit));
-        } else if page_rows.searched_to.is_none() {
-            let _ = write!(out, "<p>{}</p>", Esc(t.no_rows_match));
-        }
+        let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
         let mut links = Vec::new();
         if query.after > 0 {
             links.push((query.query_after(0), t.first_rows_link));
         }
-        if let Some(row) = page_rows.searched_to {
-            // A search the index cannot answer yet reads a share of the rows per page.
-            let _ = write!(out, "<p role=\"status\">{}</p>", Esc(&(t.searched_to)(row)));
-        }
         if let Some(next) = page_rows.next_after() {
             links.push((query.query_after(next), t.next_rows));
         }
-        for (q, label) in links {
-            let _ = write!(
-                out,
-                "<p><a href=\"/run/{}?{}#rows\">{}</a></p>",
-                Esc(&self.run_id),
-                Esc(&q),
-                Esc(label)
-            );
+        html! {
+            h2 id="rows" { (t.rows_title) }
+            (self.filter_form(query))
+            @if !page_rows.rows.is_empty() {
+                (checked_rows(&page_rows.rows, t, edit))
+            } @else if page_rows.searched_to.is_none() {
+                p { (t.no_rows_match) }
+            }
+            @if let Some(row) = page_rows.searched_to {
+                // A search the index cannot answer yet reads a share of the rows per page.
+                p role="status" { ((t.searched_to)(row)) }
+            }
+            @for (q, label) in links {
+                p { a href={ "/run/" (self.run_id) "?" (q) "#rows" } { (label) } }
+            }
         }
-        out
     }
 
-    fn filter_form(&self, query: &RowQuery) -> String {
+    fn filter_form(&self, query: &RowQuery) -> Markup {
         let t = self.t;
-        let mut out = format!(
-            "<form method=\"get\" action=\"/run/{}#rows\" class=\"filter\"><p>\
-             <label for=\"status\">{}</label> <select id=\"status\" name=\"status\">\
-             <option value=\"\">{}</option>",
-            Esc(&self.run_id),
-            Esc(t.status),
-            Esc(t.all_statuses)
-        );
-        for status in ["valid", "created", "rejected", "duplicate", "skipped", "failed", "not_sent"]
-        {
-            let selected = if query.status == status { " selected" } else { "" };
-            let _ = write!(
-                out,
-                "<option value=\"{status}\"{selected}>{}</option>",
-                Esc((t.status_name)(status))
-            );
+        let statuses =
+            ["valid", "created", "rejected", "duplicate", "skipped", "failed", "not_sent"];
+        html! {
+            form method="get" action={ "/run/" (self.run_id) "#rows" } class="filter" {
+                p {
+                    label for="status" { (t.status) }
+                    " "
+                    select id="status" name="status" {
+                        option value="" { (t.all_statuses) }
+                        @for status in statuses {
+                            option value=(status) selected[query.status == status] {
+                                ((t.status_name)(status))
+                            }
+                        }
+                    }
+                    " "
+                    label for="reason" { (t.reason) }
+                    " "
+                    select id="reason" name="reason" {
+                        option value="" { (t.all_reasons) }
+                        @for code in &self.codes {
+                            option value=(code.as_str()) selected[query.reason == code.as_str()] {
+                                (code.title(t.lang))
+                            }
+                        }
+                    }
+                    " "
+                    label for="q" { (t.search) }
+                    " "
+                    input id="q" name="q" value=(query.q);
+                    " "
+                    button type="submit" { (t.show) }
+                }
+            }
         }
-        let _ = write!(
-            out,
-            "</select> <label for=\"reason\">{}</label> <select id=\"reason\" name=\"reason\">\
-             <option value=\"\">{}</option>",
-            Esc(t.reason),
-            Esc(t.all_reasons)
-        );
-        for code in &self.codes {
-            let selected = if query.reason == code.as_str() { " selected" } else { "" };
-            let _ = write!(
-                out,
-                "<option value=\"{}\"{selected}>{}</option>",
-                Esc(code.as_str()),
-                Esc(code.title(t.lang))
-            );
-        }
-        let _ = write!(
-            out,
-            "</select> <label for=\"q\">{}</label> <input id=\"q\" name=\"q\" value=\"{}\"> \
-             <button type=\"submit\">{}</button></p></form>",
-            Esc(t.search),
-            Esc(&query.q),
-            Esc(t.show)
-        );
-        out
     }
 }
 
 /// The rows as a table; with `edit` (a finished check's id), each with a link to change it.
-pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String {
-    let edit_head = match edit {
-        Some(_) => format!("<th scope=\"col\">{}</th>", Esc(t.edit_column)),
-        None => String::new(),
-    };
-    let mut out = format!(
-        "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"rows\" tabindex=\"0\"><table><thead><tr>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th>{edit_head}</tr></thead><tbody>",
-        Esc(t.row),
-        Esc(t.status),
-        Esc(t.number),
-        Esc(t.variables),
-        Esc(t.problems)
-    );
-    for row in rows {
-        let status = row["status"].as_str().unwrap_or_default();
-        let variables: Vec<String> = row["variables"]
-            .as_object()
-            .map(|vars| {
-                vars.iter()
-                    .map(|(k, v)| format!("{k}: {}", v.as_str().unwrap_or_default()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let problems = problems(row, t);
-        let number = row["row"].as_u64().unwrap_or_default();
-        let edit_cell = match edit {
-            Some(run_id) => format!(
-                "<td><a href=\"/run/{}/row/{number}\">{}</a></td>",
-                Esc(run_id),
-                Esc(&(t.edit_link)(number))
-            ),
-            None => String::new(),
-        };
-        let _ = write!(
-            out,
-            "<tr data-status=\"{}\"><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{problems}</td>{edit_cell}</tr>",
-            Esc(status),
-            number,
-            Esc((t.status_name)(status)),
-            numbers(row, t),
-            Esc(&variables.join("; ")),
-        );
+pub(super) fn checked_rows(rows: &[Value], t: &Text, edit: Option<&str>) -> Markup {
+    html! {
+        div class="table-wrap" role="region" aria-labelledby="rows" tabindex="0" {
+            table {
+                thead {
+                    tr {
+                        th scope="col" { (t.row) }
+                        th scope="col" { (t.status) }
+                        th scope="col" { (t.number) }
+                        th scope="col" { (t.variables) }
+                        th scope="col" { (t.problems) }
+                        @if edit.is_some() {
+                            th scope="col" { (t.edit_column) }
+                        }
+                    }
+                }
+                tbody {
+                    @for row in rows {
+                        (checked_row(row, t, edit))
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</tbody></table></div>");
-    out
+}
+
+/// [`checked_rows`] as HTML text, for the row page still built by hand (`edit.rs`); goes when
+/// it is a template.
+pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String {
+    checked_rows(rows, t, edit).into_string()
+}
+
+/// One row of the table: its number, status, number called, variables and problems.
+fn checked_row(row: &Value, t: &Text, edit: Option<&str>) -> Markup {
+    let status = row["status"].as_str().unwrap_or_default();
+    let variables: Vec<String> = row["variables"]
+        .as_object()
+        .map(|vars| {
+            vars.iter().map(|(k, v)| format!("{k}: {}", v.as_str().unwrap_or_default())).collect()
+        })
+        .unwrap_or_default();
+    let number = row["row"].as_u64().unwrap_or_default();
+    html! {
+        tr data-status=(status) {
+            th scope="row" { (number) }
+            td { ((t.status_name)(status)) }
+            td { (numbers(row, t)) }
+            td { (variables.join("; ")) }
+            td { (problems(row, t)) }
+            @if let Some(run_id) = edit {
+                td { a href={ "/run/" (run_id) "/row/" (number) } { ((t.edit_link)(number)) } }
+            }
+        }
+    }
 }
 
 /// The number called and, under it, the second numbers sent with the lead.
-fn numbers(row: &Value, t: &Text) -> String {
-    let mut out = Esc(row["phone"].as_str().unwrap_or_default()).to_string();
+fn numbers(row: &Value, t: &Text) -> Markup {
     let contacts = row["secondary_contacts"].as_array().map(Vec::as_slice).unwrap_or_default();
-    for contact in contacts {
-        let phone = contact["phone"].as_str().unwrap_or_default();
-        let _ = write!(out, "<br><small>{}</small>", Esc(&(t.second_number)(phone)));
+    html! {
+        (row["phone"].as_str().unwrap_or_default())
+        @for contact in contacts {
+            br;
+            small { ((t.second_number)(contact["phone"].as_str().unwrap_or_default())) }
+        }
     }
-    out
 }
 
 /// A row's problems in the page's language: each reason's title, the message with what was
 /// read, and the code, small.
-fn problems(row: &Value, t: &Text) -> String {
+fn problems(row: &Value, t: &Text) -> Markup {
     let issues = ["errors", "warnings"].into_iter().flat_map(|list| stored_issues(row, list));
-    let said: Vec<String> = issues
-        .map(|issue| {
-            format!(
-                "<strong>{}</strong>: {} <small class=\"code\">{}</small>",
-                Esc(issue.code.title(t.lang)),
-                Esc(&issue.message_in(t.lang)),
-                Esc(issue.code.as_str())
-            )
-        })
-        .collect();
-    said.join("<br>")
+    html! {
+        @for (i, issue) in issues.enumerate() {
+            @if i > 0 {
+                br;
+            }
+            strong { (issue.code.title(t.lang)) }
+            ": " (issue.message_in(t.lang)) " "
+            small class="code" { (issue.code.as_str()) }
+        }
+    }
 }
 
 /// The status a filter names, as the JSON report spells it.

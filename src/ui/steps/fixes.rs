@@ -3,11 +3,11 @@
 //! column of the same name, its page offers the same fix for every such row at once, instead of
 //! asking her to make it again.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
+use maud::{Markup, html};
+
 use super::super::App;
-use super::super::page::Esc;
 use super::super::runs::Run;
 use super::super::text::Text;
 use crate::edits::{Edits, Offer, Remembered};
@@ -79,22 +79,19 @@ pub(super) fn apply(offers: &[Offer], edits: &mut Edits) {
 }
 
 /// The offer on the check's page: how many rows, one example, and the button.
-pub(super) fn offer_box(run_id: &str, offers: &[Offer], t: &Text) -> String {
-    let Some(first) = offers.first() else { return String::new() };
-    let mut out = String::from("<div class=\"proposal\" role=\"note\">");
-    let _ = write!(
-        out,
-        "<p>{}</p><form method=\"post\" action=\"/run/{}/reasons\"><p>\
-         <input type=\"hidden\" name=\"action\" value=\"remembered\">\
-         <button type=\"submit\">{}</button></p></form></div>",
-        Esc(&(t.fixes_offered)(
-            offers.len() as u64,
-            &first.fix.column,
-            &first.fix.was,
-            &first.fix.now
-        )),
-        Esc(run_id),
-        Esc(t.fixes_apply)
-    );
-    out
+pub(super) fn offer_box(run_id: &str, offers: &[Offer], t: &Text) -> Markup {
+    let Some(first) = offers.first() else { return html! {} };
+    let fix = &first.fix;
+    let said = (t.fixes_offered)(offers.len() as u64, &fix.column, &fix.was, &fix.now);
+    html! {
+        div class="proposal" role="note" {
+            p { (said) }
+            form method="post" action={ "/run/" (run_id) "/reasons" } {
+                p {
+                    input type="hidden" name="action" value="remembered";
+                    button type="submit" { (t.fixes_apply) }
+                }
+            }
+        }
+    }
 }

@@ -36,7 +36,7 @@ pub(in super::super) async fn live(
             }
             let running = matches!(run.state(), RunState::Running);
             let event = match running {
-                true => Event::default().data(live_status(&run, t)),
+                true => Event::default().data(live_status(&run, t).into_string()),
                 false => Event::default().event("done").data("done"),
             };
             Some((Ok::<_, Infallible>(event), (run, false, !running)))

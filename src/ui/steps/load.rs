@@ -6,9 +6,10 @@
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 
 use super::super::App;
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::text::Text;
 use super::super::upload::TextBudget;
 use super::{ReadingChoice, Wanted, choices, preview};
@@ -21,17 +22,18 @@ const FIELD: &str = "mapping_file";
 
 /// The file field and its button, inside the page's one form: the button sends the whole form
 /// as multipart, so what the file leaves open keeps the person's choice.
-pub(super) fn fields(id: &str, t: &Text) -> String {
-    format!(
-        "<fieldset><legend>{}</legend><label for=\"{FIELD}\">{}</label> \
-         <input type=\"file\" id=\"{FIELD}\" name=\"{FIELD}\" accept=\".toml\"> \
-         <button type=\"submit\" formaction=\"/mapping/{}/load\" formenctype=\"multipart/form-data\" \
-         formnovalidate>{}</button></fieldset>",
-        Esc(t.load_legend),
-        Esc(t.load_label),
-        Esc(id),
-        Esc(t.load_button)
-    )
+pub(super) fn fields(id: &str, t: &Text) -> Markup {
+    html! {
+        fieldset {
+            legend { (t.load_legend) }
+            label for=(FIELD) { (t.load_label) }
+            " "
+            input type="file" id=(FIELD) name=(FIELD) accept=".toml";
+            " "
+            button type="submit" formaction={ "/mapping/" (id) "/load" }
+                formenctype="multipart/form-data" formnovalidate { (t.load_button) }
+        }
+    }
 }
 
 pub(in super::super) async fn load(
@@ -44,14 +46,12 @@ pub(in super::super) async fn load(
     let (form, text) = read_form(&mut multipart).await;
     let back = format!("/mapping/{id}?{}", choices::as_query(&choices::carried(&form)));
     let refuse = |message: &str| {
-        let body = format!(
-            "{}<p><a href=\"{}\">{}</a></p>",
-            page::error_box(t, message),
-            Esc(&back),
-            Esc(t.back_mapping)
-        );
+        let body = html! {
+            (page::error(t, message))
+            p { a href=(back) { (t.back_mapping) } }
+        };
         let status = StatusCode::UNPROCESSABLE_ENTITY;
-        page::page(&view, app.service.label(t), Step::Mapping, t.mapping_title, &body, status)
+        page::page(&view, app.service.label(t), Step::Mapping, t.mapping_title, body, status)
     };
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, app.service.label(t), Step::Mapping, t.mapping_title);

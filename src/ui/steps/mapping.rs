@@ -3,16 +3,15 @@
 //! own `resolve` says whether it can be used), then the campaign and the country of national
 //! numbers, and the check. The choices travel in the query string, as Reading's do.
 
-use std::fmt::Write;
-
 use axum::Form;
 use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 
 use super::super::App;
 use super::super::mappings::as_toml;
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::text::Text;
 use super::{ReadingChoice, Wanted, choices, preview};
 use crate::assistant::{Piece, Speaker};
@@ -36,9 +35,9 @@ pub(in super::super) async fn show(
     let preview = match preview(&chosen, &choice, wanted, t).await {
         Ok(preview) => preview,
         Err(message) => {
-            let body = format!("{}{back}", page::error_box(t, &message));
+            let body = html! { (page::error(t, &message)) (back) };
             let status = StatusCode::UNPROCESSABLE_ENTITY;
-            return page::page(&view, label, Step::Mapping, t.mapping_title, &body, status);
+            return page::page(&view, label, Step::Mapping, t.mapping_title, body, status);
         }
     };
     let pairs = query_pairs(raw.as_deref());
@@ -48,22 +47,7 @@ pub(in super::super) async fn show(
     let asked = super::field(&pairs, "assistant");
     let speaker = speakers.iter().find(|s| s.id.to_string() == asked.trim());
     let roles = roles_of(&mapping, &preview.headers);
-    let mut body = format!("<p>{}</p>", Esc(t.mapping_intro));
-    if let Err(problem) = resolves(&mapping, &preview.headers, &chosen.location, t) {
-        body.push_str(&page::error_box(t, &problem));
-    }
-    body.push_str(&proposals(&app, &id, &choice, &preview.headers, t));
-    if let Some((column, example)) = &not_campaign {
-        let said = (t.campaign_column_unknown)(column, example);
-        let _ = write!(body, "<div class=\"proposal\" role=\"note\"><p>{}</p></div>", Esc(&said));
-    }
-    let _ = write!(body, "<form id=\"choices\" method=\"post\" action=\"/check/{}\">", Esc(&id));
-    for (name, value) in choice.fields() {
-        let _ = write!(body, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", Esc(value));
-    }
-    body.push_str(&roles_table(&id, &preview, &roles, (&speakers, speaker), t));
-    body.push_str(&first_rows(&chosen, &choice, &mapping, speaker, t).await);
-    let _ = write!(body, "<p>{}</p>", Esc(t.next_later));
+    let problem = resolves(&mapping, &preview.headers, &chosen.location, t).err();
     let callable = super::callable::fields(&app, &id, &mapping, &pairs, t);
     let campaign = (mapping.campaign_column.as_deref(), campaigns.as_slice());
     // The country of national numbers: the form's, a loaded mapping's, else the default.
@@ -71,12 +55,30 @@ pub(in super::super) async fn show(
         region if !region.trim().is_empty() => region,
         _ => mapping.region.clone().unwrap_or_else(|| crate::mapping::DEFAULT_REGION.to_string()),
     };
-    body.push_str(&check_fields(&pairs, campaign, (&region, &callable), t));
-    body.push_str(&keep_fields(&id, t));
-    body.push_str(&super::load::fields(&id, t));
-    body.push_str("</form>");
-    body.push_str(&back);
-    page::page(&view, label, Step::Mapping, t.mapping_title, &body, StatusCode::OK)
+    let first_rows = first_rows(&chosen, &choice, &mapping, speaker, t).await;
+    let body = html! {
+        p { (t.mapping_intro) }
+        @if let Some(problem) = problem {
+            (page::error(t, &problem))
+        }
+        (proposals(&app, &id, &choice, &preview.headers, t))
+        @if let Some((column, example)) = &not_campaign {
+            div class="proposal" role="note" { p { ((t.campaign_column_unknown)(column, example)) } }
+        }
+        form id="choices" method="post" action={ "/check/" (id) } {
+            @for (name, value) in choice.fields() {
+                input type="hidden" name=(name) value=(value);
+            }
+            (roles_table(&id, &preview, &roles, (&speakers, speaker), t))
+            (first_rows)
+            p { (t.next_later) }
+            (check_fields(&pairs, campaign, (&region, callable), t))
+            (keep_fields(&id, t))
+            (super::load::fields(&id, t))
+        }
+        (back)
+    };
+    page::page(&view, label, Step::Mapping, t.mapping_title, body, StatusCode::OK)
 }
 
 /// Rows read to judge the campaign column: its values in the first rows name campaigns of the
@@ -172,9 +174,9 @@ async fn first_rows(
     mapping: &MappingFile,
     speaker: Option<&Speaker>,
     t: &Text,
-) -> String {
-    let Ok(mut opts) = choice.import_options(chosen, t) else { return String::new() };
-    let Ok(dir) = tempfile::tempdir() else { return String::new() };
+) -> Markup {
+    let Ok(mut opts) = choice.import_options(chosen, t) else { return html! {} };
+    let Ok(dir) = tempfile::tempdir() else { return html! {} };
     // The rows as the check's page reads them (a rows database keeps what each message was
     // made of, so it is said in the page's language), not a report written to be read back.
     let report = dir.path().join("preview.sqlite");
@@ -198,19 +200,20 @@ async fn first_rows(
     });
     match checked.await {
         Ok(Ok(())) => {}
-        Ok(Err(error)) => return page::error_box(t, &error.to_string()),
-        Err(error) => return page::error_box(t, &error.to_string()),
+        Ok(Err(error)) => return page::error(t, &error.to_string()),
+        Err(error) => return page::error(t, &error.to_string()),
     }
     let every = RowFilter { status: None, reason: None, search: None, after: 0 };
     let read = RowsDb::open(&report).and_then(|db| db.page(&every, PREVIEW_ROWS as usize));
-    let Ok(page) = read else { return String::new() };
-    let rows = page.rows;
-    let said = speaker.map(|speaker| spoken(speaker, &rows, t)).unwrap_or_default();
-    format!(
-        "<h2 id=\"rows\">{}</h2>{}{said}",
-        Esc(t.preview_title),
-        super::check::rows_table(&rows, t, None)
-    )
+    let Ok(read) = read else { return html! {} };
+    let rows = read.rows;
+    html! {
+        h2 id="rows" { (t.preview_title) }
+        (super::check::checked_rows(&rows, t, None))
+        @if let Some(speaker) = speaker {
+            (spoken(speaker, &rows, t))
+        }
+    }
 }
 
 /// The roles as form fields: `role0=variable&name0=customer_name&role1=phone…`.
@@ -227,39 +230,52 @@ pub(super) fn roles_pairs(roles: &[Role]) -> Vec<(String, String)> {
 
 /// The saved mappings that fit this sheet, each a link that fills the page with it: its
 /// roles, assistant, campaign, countries, consent values and guards, not only the roles.
-fn proposals(app: &App, id: &str, choice: &ReadingChoice, headers: &[String], t: &Text) -> String {
+fn proposals(app: &App, id: &str, choice: &ReadingChoice, headers: &[String], t: &Text) -> Markup {
     let fitting = app.mappings.fitting(headers);
     if fitting.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut out = format!("<div class=\"proposal\" role=\"note\"><p>{}</p><ul>", Esc(t.saved_fit));
     let reading: Vec<(String, String)> =
         choice.fields().iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    for (name, file) in fitting {
-        let fields = choices::overlaid(&reading, choices::pairs_of(app, &file, headers));
-        let href = format!("/mapping/{id}?{}", choices::as_query(&fields));
-        let _ =
-            write!(out, "<li><a href=\"{}\">{}</a></li>", Esc(&href), Esc(&(t.use_saved)(&name)));
+    html! {
+        div class="proposal" role="note" {
+            p { (t.saved_fit) }
+            ul {
+                @for (name, file) in fitting {
+                    @let fields = choices::overlaid(&reading, choices::pairs_of(app, &file, headers));
+                    li {
+                        a href={ "/mapping/" (id) "?" (choices::as_query(&fields)) } {
+                            ((t.use_saved)(&name))
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</ul></div>");
-    out
 }
 
 /// Keeping the mapping, inside the page's one form so it keeps what is on the page: download
 /// it as a file for `import`/`sync --mapping`, or save it here to be proposed for the next
 /// sheet with these columns.
-fn keep_fields(id: &str, t: &Text) -> String {
-    format!(
-        "<fieldset class=\"keep\"><legend>{}</legend>\
-         <p><button type=\"submit\" formmethod=\"get\" formaction=\"/mapping/{id}/mapping.toml\" formnovalidate>{}</button></p>\
-         <p><label for=\"save_name\">{}</label> <input id=\"save_name\" name=\"save_name\"> \
-         <button type=\"submit\" formaction=\"/mapping/{id}/save\" formnovalidate>{}</button></p></fieldset>",
-        Esc(t.keep_legend),
-        Esc(t.download_mapping),
-        Esc(t.save_name),
-        Esc(t.save_mapping),
-        id = Esc(id),
-    )
+fn keep_fields(id: &str, t: &Text) -> Markup {
+    html! {
+        fieldset class="keep" {
+            legend { (t.keep_legend) }
+            p {
+                button type="submit" formmethod="get" formaction={ "/mapping/" (id) "/mapping.toml" }
+                    formnovalidate { (t.download_mapping) }
+            }
+            p {
+                label for="save_name" { (t.save_name) }
+                " "
+                input id="save_name" name="save_name";
+                " "
+                button type="submit" formaction={ "/mapping/" (id) "/save" } formnovalidate {
+                    (t.save_mapping)
+                }
+            }
+        }
+    }
 }
 
 /// The chosen mapping as a TOML file to download: everything on the page.
@@ -298,14 +314,12 @@ pub(in super::super) async fn save(
     };
     let back = format!("/mapping/{id}?{}", choices::as_query(&choices::carried(&pairs)));
     let refuse = |message: &str| {
-        let body = format!(
-            "{}<p><a href=\"{}\">{}</a></p>",
-            page::error_box(t, message),
-            Esc(&back),
-            Esc(t.back_mapping)
-        );
+        let body = html! {
+            (page::error(t, message))
+            p { a href=(back) { (t.back_mapping) } }
+        };
         let status = StatusCode::UNPROCESSABLE_ENTITY;
-        page::page(&view, label, Step::Mapping, t.mapping_title, &body, status)
+        page::page(&view, label, Step::Mapping, t.mapping_title, body, status)
     };
     let name = super::field(&pairs, "save_name");
     if name.trim().is_empty() {
@@ -331,21 +345,9 @@ fn roles_table(
     roles: &[Role],
     (speakers, speaker): (&[Speaker], Option<&Speaker>),
     t: &Text,
-) -> String {
-    let mut out = assistant_choice(speakers, speaker, t);
-    let _ = write!(
-        out,
-        "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"columns-caption\" tabindex=\"0\">\
-         <table><caption id=\"columns-caption\">{}</caption><thead><tr><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
-        Esc(t.mapping_title),
-        Esc(t.column),
-        Esc(t.role),
-        Esc(t.variable_name),
-        Esc(t.first_value)
-    );
+) -> Markup {
     let first = preview.rows.first();
-    let choices = [
+    let role_choices = [
         ("phone", t.role_phone),
         ("secondary", t.role_secondary),
         ("variable", t.role_variable_any),
@@ -354,37 +356,54 @@ fn roles_table(
         ("consent", t.role_consent),
         ("ignore", t.role_ignored),
     ];
-    for (i, header) in preview.headers.iter().enumerate() {
-        let value = first.and_then(|r| r.cells.get(i)).unwrap_or_default();
-        let _ = write!(
-            out,
-            "<tr><th scope=\"row\"><label for=\"role{i}\">{}</label></th><td><select id=\"role{i}\" name=\"role{i}\">",
-            Esc(header)
-        );
-        for (value, words) in choices {
-            let selected = if roles[i].as_str() == value { " selected" } else { "" };
-            let _ = write!(out, "<option value=\"{value}\"{selected}>{}</option>", Esc(words));
+    html! {
+        (assistant_choice(speakers, speaker, t))
+        div class="table-wrap" role="region" aria-labelledby="columns-caption" tabindex="0" {
+            table {
+                caption id="columns-caption" { (t.mapping_title) }
+                thead {
+                    tr {
+                        th scope="col" { (t.column) }
+                        th scope="col" { (t.role) }
+                        th scope="col" { (t.variable_name) }
+                        th scope="col" { (t.first_value) }
+                    }
+                }
+                tbody {
+                    @for (i, header) in preview.headers.iter().enumerate() {
+                        @let value = first.and_then(|r| r.cells.get(i)).unwrap_or_default();
+                        @let name = match &roles[i] {
+                            Role::Variable(name) => name.as_str(),
+                            _ => "",
+                        };
+                        tr {
+                            th scope="row" { label for={ "role" (i) } { (header) } }
+                            td {
+                                select id={ "role" (i) } name={ "role" (i) } {
+                                    @for (role, words) in role_choices {
+                                        option value=(role) selected[roles[i].as_str() == role] {
+                                            (words)
+                                        }
+                                    }
+                                }
+                            }
+                            td {
+                                input id={ "name" (i) } name={ "name" (i) } value=(name)
+                                    aria-label=((t.variable_name_of)(header))
+                                    list="assistant-variables";
+                            }
+                            td { (value) }
+                        }
+                    }
+                }
+            }
         }
-        let name = match &roles[i] {
-            Role::Variable(name) => name.as_str(),
-            _ => "",
-        };
-        let _ = write!(
-            out,
-            "</select></td><td><input id=\"name{i}\" name=\"name{i}\" value=\"{}\" aria-label=\"{}\" list=\"assistant-variables\"></td><td>{}</td></tr>",
-            Esc(name),
-            Esc(&(t.variable_name_of)(header)),
-            Esc(value)
-        );
+        p {
+            button type="submit" formmethod="get" formaction={ "/mapping/" (id) } formnovalidate {
+                (t.update_preview)
+            }
+        }
     }
-    let _ = write!(
-        out,
-        "</tbody></table></div><p><button type=\"submit\" formmethod=\"get\" \
-         formaction=\"/mapping/{}\" formnovalidate>{}</button></p>",
-        Esc(id),
-        Esc(t.update_preview)
-    );
-    out
 }
 
 /// The account's assistants, to choose the one that makes the calls; none without a service.
@@ -400,58 +419,54 @@ async fn speakers(app: &App) -> Vec<Speaker> {
 }
 
 /// The assistant that makes the calls, and its variables offered as names for the columns.
-fn assistant_choice(speakers: &[Speaker], speaker: Option<&Speaker>, t: &Text) -> String {
+fn assistant_choice(speakers: &[Speaker], speaker: Option<&Speaker>, t: &Text) -> Markup {
     if speakers.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut out = format!(
-        "<p><label for=\"assistant\">{}</label> <select id=\"assistant\" name=\"assistant\">\
-         <option value=\"\">{}</option>",
-        Esc(t.assistant_label),
-        Esc(t.assistant_none)
-    );
-    for one in speakers {
-        let selected = if speaker.is_some_and(|s| s.id == one.id) { " selected" } else { "" };
-        let _ = write!(
-            out,
-            "<option value=\"{}\"{selected}>{} ({})</option>",
-            one.id,
-            Esc(&one.name),
-            one.id
-        );
-    }
-    out.push_str("</select></p><datalist id=\"assistant-variables\">");
-    for used in speaker.map(Speaker::uses).unwrap_or_default() {
-        let _ = write!(out, "<option value=\"{}\">", Esc(&used.name));
-    }
-    out.push_str("</datalist>");
-    out
-}
-
-/// The assistant's first message as the first rows would have it said, gaps marked.
-fn spoken(speaker: &Speaker, rows: &[serde_json::Value], t: &Text) -> String {
-    let mut out =
-        format!("<h2>{}</h2><ul class=\"spoken\">", Esc(&(t.assistant_says)(&speaker.name)));
-    for row in rows.iter().filter(|r| r["phone"].is_string()).take(3) {
-        let number = row["row"].as_u64().unwrap_or_default();
-        let message = speaker.first_message(number, |name| row["variables"][name].as_str());
-        let _ = write!(out, "<li><strong>{}</strong> ", Esc(&(t.row_says)(number)));
-        for piece in &message.pieces {
-            match piece {
-                Piece::Said(words) => out.push_str(&Esc(words).to_string()),
-                Piece::Gap(name) => {
-                    let _ = write!(
-                        out,
-                        "<mark class=\"gap\">{}</mark>",
-                        Esc(&(t.missing_variable)(name))
-                    );
+    html! {
+        p {
+            label for="assistant" { (t.assistant_label) }
+            " "
+            select id="assistant" name="assistant" {
+                option value="" { (t.assistant_none) }
+                @for one in speakers {
+                    option value=(one.id) selected[speaker.is_some_and(|s| s.id == one.id)] {
+                        (one.name) " (" (one.id) ")"
+                    }
                 }
             }
         }
-        out.push_str("</li>");
+        datalist id="assistant-variables" {
+            @for used in speaker.map(Speaker::uses).unwrap_or_default() {
+                option value=(used.name);
+            }
+        }
     }
-    out.push_str("</ul>");
-    out
+}
+
+/// The assistant's first message as the first rows would have it said, gaps marked.
+fn spoken(speaker: &Speaker, rows: &[serde_json::Value], t: &Text) -> Markup {
+    html! {
+        h2 { ((t.assistant_says)(&speaker.name)) }
+        ul class="spoken" {
+            @for row in rows.iter().filter(|r| r["phone"].is_string()).take(3) {
+                @let number = row["row"].as_u64().unwrap_or_default();
+                @let message = speaker.first_message(number, |name| row["variables"][name].as_str());
+                li {
+                    strong { ((t.row_says)(number)) }
+                    " "
+                    @for piece in &message.pieces {
+                        @match piece {
+                            Piece::Said(words) => { (words) }
+                            Piece::Gap(name) => {
+                                mark class="gap" { ((t.missing_variable)(name)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Whether the mapping can be used: a phone column, the columns it names there. Resolving
@@ -492,33 +507,37 @@ async fn campaign_names(app: &App) -> Vec<(u64, String)> {
 fn check_fields(
     pairs: &[(String, String)],
     campaign: (Option<&str>, &[(u64, String)]),
-    (region, callable): (&str, &str),
+    (region, callable): (&str, Markup),
     t: &Text,
-) -> String {
-    let mut form = format!("<fieldset><legend>{}</legend>", Esc(t.check_legend));
-    let _ = write!(
-        form,
-        "<p><label for=\"campaign\">{}</label> <span class=\"hint\" id=\"campaign-hint\">{}</span><br>",
-        Esc(t.campaign_label),
-        Esc(t.campaign_hint)
-    );
-    form.push_str(&campaign_choice(&super::field(pairs, "campaign"), campaign, t));
-    let duplicates = if super::field(pairs, "allow_duplicates") == "on" { " checked" } else { "" };
-    let _ = write!(
-        form,
-        "</p><p><label for=\"region\">{}</label> <span class=\"hint\" id=\"region-hint\">{}</span><br>\
-         <input id=\"region\" name=\"region\" value=\"{}\" aria-describedby=\"region-hint\"></p>\
-         {callable}<p><label class=\"choice\" for=\"allow_duplicates\"><input type=\"checkbox\" id=\"allow_duplicates\" \
-         name=\"allow_duplicates\"{duplicates}> {}</label></p>\
-         <p><button type=\"submit\" data-busy=\"{}\">{}</button></p></fieldset>",
-        Esc(t.region_label),
-        Esc(t.region_hint),
-        Esc(region),
-        Esc(t.allow_duplicates),
-        Esc(t.checking),
-        Esc(t.check_button)
-    );
-    form
+) -> Markup {
+    html! {
+        fieldset {
+            legend { (t.check_legend) }
+            p {
+                label for="campaign" { (t.campaign_label) }
+                " "
+                span class="hint" id="campaign-hint" { (t.campaign_hint) }
+                br;
+                (campaign_choice(&super::field(pairs, "campaign"), campaign, t))
+            }
+            p {
+                label for="region" { (t.region_label) }
+                " "
+                span class="hint" id="region-hint" { (t.region_hint) }
+                br;
+                input id="region" name="region" value=(region) aria-describedby="region-hint";
+            }
+            (callable)
+            p {
+                label class="choice" for="allow_duplicates" {
+                    input type="checkbox" id="allow_duplicates" name="allow_duplicates"
+                        checked[super::field(pairs, "allow_duplicates") == "on"];
+                    " " (t.allow_duplicates)
+                }
+            }
+            p { button type="submit" data-busy=(t.checking) { (t.check_button) } }
+        }
+    }
 }
 
 /// The campaign: the account's list (with "from the column" first when a column names each
@@ -528,38 +547,35 @@ fn campaign_choice(
     chosen: &str,
     (column, campaigns): (Option<&str>, &[(u64, String)]),
     t: &Text,
-) -> String {
-    let described = "aria-describedby=\"campaign-hint\"";
+) -> Markup {
     if campaigns.is_empty() && column.is_none() {
-        return format!(
-            "<input id=\"campaign\" name=\"campaign\" required {described} value=\"{}\">",
-            Esc(chosen)
-        );
+        return html! {
+            input id="campaign" name="campaign" required aria-describedby="campaign-hint"
+                value=(chosen);
+        };
     }
-    let required = if column.is_none() { " required" } else { "" };
-    let mut out = format!("<select id=\"campaign\" name=\"campaign\"{required} {described}>");
     let first = match column {
         Some(column) => (t.campaign_from_column)(column),
         None => t.campaign_choose.to_string(),
     };
-    let _ = write!(out, "<option value=\"\">{}</option>", Esc(&first));
-    for (campaign_id, name) in campaigns {
-        let selected = if chosen.trim() == campaign_id.to_string() { " selected" } else { "" };
-        let _ = write!(
-            out,
-            "<option value=\"{campaign_id}\"{selected}>{} ({campaign_id})</option>",
-            Esc(name)
-        );
+    html! {
+        select id="campaign" name="campaign" required[column.is_none()]
+            aria-describedby="campaign-hint" {
+            option value="" { (first) }
+            @for (campaign_id, name) in campaigns {
+                option value=(campaign_id) selected[chosen.trim() == campaign_id.to_string()] {
+                    (name) " (" (campaign_id) ")"
+                }
+            }
+        }
     }
-    out.push_str("</select>");
-    out
 }
 
-fn back_link(id: &str, choice: &ReadingChoice, t: &Text) -> String {
+fn back_link(id: &str, choice: &ReadingChoice, t: &Text) -> Markup {
     let query = choice.query();
     let href = match query.is_empty() {
         true => format!("/reading/{id}"),
         false => format!("/reading/{id}?{query}"),
     };
-    format!("<p class=\"next\"><a href=\"{}\">{}</a></p>", Esc(&href), Esc(t.back_reading))
+    html! { p class="next" { a href=(href) { (t.back_reading) } } }
 }

@@ -3,15 +3,14 @@
 //! of the account applies; and the list's page, to see it, add a number and take one off. The
 //! row is also left out of this check at once, as "only this time" would.
 
-use std::fmt::Write;
-
 use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 
 use super::super::App;
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::text::Text;
 use super::field;
 use crate::guards::NeverCall;
@@ -71,48 +70,57 @@ pub(in super::super) async fn show(State(app): State<App>, view: View) -> Respon
             return refusal(&app, &view, t.never_call_failed);
         }
     };
-    let mut body = format!("<p>{}</p>", Esc(t.never_call_intro));
-    match entries.is_empty() {
-        true => {
-            let _ = write!(body, "<p>{}</p>", Esc(t.never_call_empty));
+    let body = html! {
+        p { (t.never_call_intro) }
+        @if entries.is_empty() {
+            p { (t.never_call_empty) }
+        } @else {
+            (table(&entries, t))
         }
-        false => body.push_str(&table(&entries, t)),
-    }
-    let _ = write!(
-        body,
-        "<form method=\"post\" action=\"{LIST}/add\"><p><label for=\"never-number\">{}</label> \
-         <input id=\"never-number\" name=\"number\" required maxlength=\"64\"> \
-         <button type=\"submit\">{}</button></p></form><p><a href=\"/\">{}</a></p>",
-        Esc(t.never_call_add_label),
-        Esc(t.never_call_add),
-        Esc(t.other_file)
-    );
-    page::page(&view, app.service.label(t), Step::Check, t.never_call_title, &body, StatusCode::OK)
+        form method="post" action={ (LIST) "/add" } {
+            p {
+                label for="never-number" { (t.never_call_add_label) }
+                " "
+                input id="never-number" name="number" required maxlength="64";
+                " "
+                button type="submit" { (t.never_call_add) }
+            }
+        }
+        p { a href="/" { (t.other_file) } }
+    };
+    page::page(&view, app.service.label(t), Step::Check, t.never_call_title, body, StatusCode::OK)
 }
 
-fn table(entries: &[crate::guards::NeverCallEntry], t: &Text) -> String {
-    let mut out = format!(
-        "<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th>\
-         <th scope=\"col\">{}</th><th scope=\"col\"></th></tr></thead><tbody>",
-        Esc(t.never_call_number),
-        Esc(t.never_call_added),
-        Esc(t.never_call_from)
-    );
-    for entry in entries {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td><form method=\"post\" action=\"{LIST}/remove\">\
-             <input type=\"hidden\" name=\"number\" value=\"{}\"><button type=\"submit\">{}</button>\
-             </form></td></tr>",
-            Esc(&entry.phone),
-            Esc(&entry.added),
-            Esc(&entry.note),
-            Esc(&entry.phone),
-            Esc(&(t.never_call_remove)(&entry.phone))
-        );
+fn table(entries: &[crate::guards::NeverCallEntry], t: &Text) -> Markup {
+    html! {
+        div class="table-wrap" {
+            table {
+                thead {
+                    tr {
+                        th scope="col" { (t.never_call_number) }
+                        th scope="col" { (t.never_call_added) }
+                        th scope="col" { (t.never_call_from) }
+                        th scope="col" {}
+                    }
+                }
+                tbody {
+                    @for entry in entries {
+                        tr {
+                            td { (entry.phone) }
+                            td { (entry.added) }
+                            td { (entry.note) }
+                            td {
+                                form method="post" action={ (LIST) "/remove" } {
+                                    input type="hidden" name="number" value=(entry.phone);
+                                    button type="submit" { ((t.never_call_remove)(&entry.phone)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
 /// A number typed on the list's page, read as the library reads a sheet's (national numbers
@@ -161,12 +169,14 @@ async fn change(
 
 fn refusal(app: &App, view: &View, message: &str) -> Response {
     let t = view.text();
-    let body = format!(
-        "{}<p><a href=\"{LIST}\">{}</a> · <a href=\"/\">{}</a></p>",
-        page::error_box(t, message),
-        Esc(t.never_call_title),
-        Esc(t.other_file)
-    );
+    let body = html! {
+        (page::error(t, message))
+        p {
+            a href=(LIST) { (t.never_call_title) }
+            " · "
+            a href="/" { (t.other_file) }
+        }
+    };
     let status = StatusCode::UNPROCESSABLE_ENTITY;
-    page::page(view, app.service.label(t), Step::Check, t.never_call_title, &body, status)
+    page::page(view, app.service.label(t), Step::Check, t.never_call_title, body, status)
 }

@@ -223,3 +223,82 @@ fn a_bind_address_for_every_interface_is_refused() {
         assert!(error.contains("every address"), "{error}");
     }
 }
+
+/// What a file or a form can carry into a page: an element, an attribute broken out of, quotes.
+const HOSTILE: [(&str, &str); 3] = [
+    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+    (
+        "\"><meta http-equiv=refresh content=0>",
+        "&quot;&gt;&lt;meta http-equiv=refresh content=0&gt;",
+    ),
+    ("x\" onfocus=\"alert(2)", "x&quot; onfocus=&quot;alert(2)"),
+];
+
+/// No hostile value reaches `html` as markup: each is absent raw, and `shown` of them are there
+/// escaped (so the test sees the values, not a page that left them out).
+fn only_escaped(html: &str, shown: &[usize], page: &str) {
+    for (raw, _) in HOSTILE {
+        assert!(!html.contains(raw), "{page}: {raw} written raw:\n{html}");
+    }
+    assert!(!html.contains("<meta http-equiv"), "{page}: {html}");
+    assert!(!html.contains("\" onfocus="), "{page}: {html}");
+    assert_eq!(html.matches("<script").count(), 1, "{page}: only the page's own script: {html}");
+    for &i in shown {
+        assert!(html.contains(HOSTILE[i].1), "{page}: {} not shown escaped:\n{html}", HOSTILE[i].0);
+    }
+}
+
+#[test]
+fn values_from_the_sheet_and_the_form_reach_the_pages_only_escaped() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    // Hostile headers and cells, and a row the check rejects so its problems are shown too.
+    let line = |cells: [&str; 4]| {
+        let quoted: Vec<String> =
+            cells.iter().map(|c| format!("\"{}\"", c.replace('"', "\"\""))).collect();
+        quoted.join(";") + "\n"
+    };
+    let [h0, h1, h2] = HOSTILE.map(|(raw, _)| raw);
+    let csv = line(["Telefon", h0, h1, h2])
+        + &line(["030 1234567", h0, h1, h2])
+        + &line(["not a number", h2, h0, h1]);
+    let reading = ui.upload_ok(&cookie, "hostile.csv", csv.as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let page = ui.get(&format!("{reading}?delimiter=%3B"), &cookie);
+    only_escaped(&page.body, &[0, 1, 2], "Reading");
+
+    // The region and the campaign as the form sent them, shown again on the Mapping page.
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("delimiter", ";")
+        .append_pair("region", HOSTILE[1].0)
+        .append_pair("campaign", HOSTILE[2].0)
+        .finish();
+    let page = ui.get(&format!("/mapping/{id}?{query}"), &cookie);
+    assert_eq!(page.status, 200, "{}", page.body);
+    only_escaped(&page.body, &[0, 1, 2], "Mapping");
+    let region = format!("name=\"region\" value=\"{}\"", HOSTILE[1].1);
+    assert!(page.body.contains(&region), "the region, escaped in its field: {}", page.body);
+    let campaign = format!("aria-describedby=\"campaign-hint\" value=\"{}\"", HOSTILE[2].1);
+    assert!(page.body.contains(&campaign), "the campaign, escaped in its field: {}", page.body);
+
+    // A check with a hostile region and campaign: the library refuses the region, and the
+    // page names it, escaped.
+    let form = [("delimiter", ";"), ("region", HOSTILE[1].0), ("campaign", HOSTILE[2].0)];
+    let reply = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    let run = super::flow::redirected(&reply, "/run/");
+    only_escaped(&super::flow::finished(&ui, &cookie, &run).body, &[1], "Check, hostile form");
+
+    // A check that runs: the rows' cells in the table and on a row's page.
+    let form = [("delimiter", ";"), ("region", "DE"), ("campaign", "7")];
+    let reply = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form));
+    let run = super::flow::redirected(&reply, "/run/");
+    let page = super::flow::finished(&ui, &cookie, &run);
+    only_escaped(&page.body, &[0, 1, 2], "Check");
+    let rows = super::flow::rows_shown(&page.body);
+    assert_eq!(rows.len(), 2, "both rows in the table: {}", page.body);
+    for row in rows {
+        let page = ui.get(&format!("{run}/row/{row}"), &cookie);
+        assert_eq!(page.status, 200, "{}", page.body);
+        only_escaped(&page.body, &[0, 1, 2], "row");
+    }
+}

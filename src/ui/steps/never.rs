@@ -107,7 +107,7 @@ fn table(entries: &[crate::guards::NeverCallEntry], t: &Text) -> Markup {
                     @for entry in entries {
                         tr {
                             td { (entry.phone) }
-                            td { (entry.added) }
+                            td { (crate::row::date_time(t.lang, &entry.added)) }
                             td { (entry.note) }
                             td {
                                 form method="post" action={ (LIST) "/remove" } {

@@ -109,6 +109,9 @@ fn the_never_call_list_can_be_seen_and_changed() {
     redirected(&added, "/never-call");
     let page = ui.get("/never-call", &cookie);
     assert!(page.body.contains("+4915123456789"), "{}", page.body);
+    let german = ui.get("/never-call?lang=de", &cookie).body;
+    let today = german.split("<td>").nth(2).unwrap_or_default();
+    assert!(today.as_bytes().get(2) == Some(&b'.'), "a date as German writes it: {german}");
     let refused = ui.send(ui.post("/never-call/add", &cookie).form(&[("number", "ja")]));
     assert_eq!(refused.status, 422);
     assert!(refused.body.contains("is not a phone number"), "{}", refused.body);

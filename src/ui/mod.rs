@@ -14,7 +14,8 @@
 //! token stays in the [`Client`]: no page and no answer carries it.
 //!
 //! Adding a step: a file in `steps/` whose handlers call the library and render with
-//! `page::page` (every value through `page::Esc`), its route in `router()` (behind the same
+//! `page::page` from maud's `html!` (every `(value)` is escaped by its type; raw HTML only
+//! through an explicit `PreEscaped`, with a comment saying why), its route in `router()` (behind the same
 //! layers, nothing to add for security), its words in both languages of `text.rs`, and its
 //! tests in `tests/integration/ui/steps.rs`. A step that changes state takes a POST form: the
 //! browser sends this server's `Origin` with it, and the guard refuses any other.

@@ -7,15 +7,11 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{DOCTYPE, Markup, html};
 
 use super::guard::Refusal;
 use super::lang::{self, Lang};
 use super::text::Text;
-
-/// HTML-escapes its text, as the HTML report does: for the pages not yet written with `html!`
-/// (`source.rs`, `edit.rs`); goes when they are.
-pub(super) use crate::report::Esc;
 
 /// The steps of the flow, in order (the texts are `Text::steps`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,33 +57,13 @@ impl<S: Send + Sync> FromRequestParts<S> for View {
     }
 }
 
-/// A page's body: markup from `html!`, or the HTML a step not yet converted to templates still
-/// builds by hand (`source.rs`, `edit.rs`: every value through [`Esc`]). The second impl goes
-/// when they are templates too, and the compiler then names any page left.
-pub(super) trait Body {
-    fn into_markup(self) -> Markup;
-}
-
-impl Body for Markup {
-    fn into_markup(self) -> Markup {
-        self
-    }
-}
-
-impl Body for &String {
-    fn into_markup(self) -> Markup {
-        // Escaped value by value with `Esc` by its caller: taken as the HTML it already is.
-        PreEscaped(self.clone())
-    }
-}
-
 /// A page of the flow.
 pub(super) fn page(
     view: &View,
     service: &str,
     step: Step,
     title: &str,
-    body: impl Body,
+    body: Markup,
     status: StatusCode,
 ) -> Response {
     let t = view.text();
@@ -106,7 +82,7 @@ pub(super) fn page(
         }
         nav aria-label=(t.steps_label) { ol class="steps" { (steps(t, step)) } }
     };
-    document(t, title, header, body.into_markup(), status)
+    document(t, title, header, body, status)
 }
 
 /// The steps of the flow, the current one marked; only the first is a link (the others need
@@ -174,12 +150,6 @@ pub(super) fn error(t: &Text, message: &str) -> Markup {
     }
 }
 
-/// [`error`] as HTML text, for the pages still built by hand (`source.rs`, `edit.rs`); goes
-/// when they are templates.
-pub(super) fn error_box(t: &Text, message: &str) -> String {
-    error(t, message).into_string()
-}
-
 fn document(t: &Text, title: &str, header: Markup, body: Markup, status: StatusCode) -> Response {
     let html = html! {
         (DOCTYPE) "\n"
@@ -227,17 +197,7 @@ pub(super) fn query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{Esc, Lang, error, lang, with_lang};
-
-    #[test]
-    fn escapes_the_five_characters() {
-        let text = "<a href=\"x\">Müller & 'Söhne'</a>";
-        assert_eq!(
-            Esc(text).to_string(),
-            "&lt;a href=&quot;x&quot;&gt;Müller &amp; &#39;Söhne&#39;&lt;/a&gt;"
-        );
-        assert_eq!(Esc("plain").to_string(), "plain");
-    }
+    use super::{Lang, error, lang, with_lang};
 
     #[test]
     fn the_error_box_escapes_what_it_is_given() {

@@ -765,12 +765,6 @@ pub(super) fn checked_rows(rows: &[Value], t: &Text, edit: Option<&str>) -> Mark
     }
 }
 
-/// [`checked_rows`] as HTML text, for the row page still built by hand (`edit.rs`); goes when
-/// it is a template.
-pub(super) fn rows_table(rows: &[Value], t: &Text, edit: Option<&str>) -> String {
-    checked_rows(rows, t, edit).into_string()
-}
-
 /// One row of the table: its number, status, number called, variables and problems.
 fn checked_row(row: &Value, t: &Text, edit: Option<&str>) -> Markup {
     let status = row["status"].as_str().unwrap_or_default();

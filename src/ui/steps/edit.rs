@@ -5,20 +5,20 @@
 //! sheet with the changes; the corrected sheet to download. The changes are the run's (its
 //! `edits.json`), never the file's, and a send of the check sends with them.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::super::page::{self, Esc, Step, View};
+use super::super::page::{self, Step, View};
 use super::super::runs::{Kind, Run, State as RunState};
 use super::super::text::Text;
 use super::super::{App, download};
-use super::check::rows_table;
+use super::check::checked_rows;
 use super::field;
 use crate::edits::Edits;
 use crate::pipeline::{self, CheckedRow};
@@ -51,7 +51,7 @@ pub(in super::super) async fn show_row(
     };
     let shown = (!query.saved.is_empty(), app.client.is_some());
     let body = row_page(&run_id, row, &checked, shown, t);
-    page::page(&view, app.service.label(t), Step::Check, &(t.row_title)(row), &body, StatusCode::OK)
+    page::page(&view, app.service.label(t), Step::Check, &(t.row_title)(row), body, StatusCode::OK)
 }
 
 /// Keeps the cells the form carries (each `cellN`, N counted from 0) as the row's edits, then
@@ -248,9 +248,11 @@ async fn check_one(app: &App, run: &Run, row: u64) -> Result<Option<CheckedRow>,
 
 fn refusal(app: &App, view: &View, message: &str, status: StatusCode) -> Response {
     let t = view.text();
-    let body =
-        format!("{}<p><a href=\"/\">{}</a></p>", page::error_box(t, message), Esc(t.other_file));
-    page::page(view, app.service.label(t), Step::Check, t.check_title, &body, status)
+    let body = html! {
+        (page::error(t, message))
+        p { a href="/" { (t.other_file) } }
+    };
+    page::page(view, app.service.label(t), Step::Check, t.check_title, body, status)
 }
 
 fn row_page(
@@ -259,77 +261,68 @@ fn row_page(
     checked: &CheckedRow,
     (saved, with_service): (bool, bool),
     t: &Text,
-) -> String {
-    let mut out = format!("<p>{}</p>", Esc(t.row_intro));
-    if saved {
-        let _ = write!(
-            out,
-            "<p class=\"notice\" role=\"status\">{} {}</p>",
-            Esc(t.row_saved),
-            Esc(t.duplicates_after_edit)
-        );
-    }
-    if checked.report.is_excluded() {
-        let _ = write!(out, "<p class=\"notice\">{}</p>", Esc(t.row_is_excluded));
-    }
+) -> Markup {
     let verdict = serde_json::to_value(&checked.report).unwrap_or_default();
-    out.push_str(&rows_table(&[verdict], t, None));
-    let _ = write!(
-        out,
-        "<form method=\"post\" action=\"/run/{id}/row/{row}\"><div class=\"table-wrap\"><table>\
-         <thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr>\
-         </thead><tbody>",
-        Esc(t.column),
-        Esc(t.in_file),
-        Esc(t.value_to_use),
-        id = Esc(run_id),
-    );
-    for (i, original) in checked.original.iter().enumerate() {
-        let header = checked.headers.get(i).map(|h| h.trim()).filter(|h| !h.is_empty());
-        let name = header.map_or_else(|| format!("{} {}", t.column, i + 1), str::to_string);
-        let value = checked.cells.get(i).map_or("", String::as_str);
-        let _ = write!(
-            out,
-            "<tr><th scope=\"row\"><label for=\"cell{i}\">{}</label></th><td>{}</td>\
-             <td><input id=\"cell{i}\" name=\"cell{i}\" value=\"{}\" maxlength=\"{}\"></td></tr>",
-            Esc(&name),
-            Esc(original),
-            Esc(value),
-            crate::edits::MAX_CELL_CHARS
-        );
-    }
     let (exclude, label) = match checked.report.is_excluded() {
         true => ("0", t.include_row),
         false => ("1", t.exclude_row),
     };
-    let _ = write!(
-        out,
-        "</tbody></table></div><p><button type=\"submit\">{}</button></p></form>\
-         <form method=\"post\" action=\"/run/{id}/row/{row}/exclude\">\
-         <input type=\"hidden\" name=\"exclude\" value=\"{exclude}\">\
-         <p><button type=\"submit\">{}</button></p></form>",
-        Esc(t.save_row),
-        Esc(label),
-        id = Esc(run_id),
-    );
     // The second way to leave a row out: for good, on the account's own list.
-    if let Some(phone) = checked.report.phone.as_deref().filter(|_| with_service) {
-        let _ = write!(
-            out,
-            "<form method=\"post\" action=\"/run/{id}/row/{row}/never\"><p>\
-             <button type=\"submit\">{}</button> <span class=\"hint\">{}</span></p></form>",
-            Esc(t.never_call_row),
-            Esc(&(t.never_call_row_hint)(phone)),
-            id = Esc(run_id),
-        );
+    let never = checked.report.phone.as_deref().filter(|_| with_service);
+    html! {
+        p { (t.row_intro) }
+        @if saved {
+            p class="notice" role="status" { (t.row_saved) " " (t.duplicates_after_edit) }
+        }
+        @if checked.report.is_excluded() { p class="notice" { (t.row_is_excluded) } }
+        (checked_rows(&[verdict], t, None))
+        form method="post" action={ "/run/" (run_id) "/row/" (row) } {
+            div class="table-wrap" { table {
+                thead { tr {
+                    th scope="col" { (t.column) }
+                    th scope="col" { (t.in_file) }
+                    th scope="col" { (t.value_to_use) }
+                } }
+                tbody { (cells(checked, t)) }
+            } }
+            p { button type="submit" { (t.save_row) } }
+        }
+        form method="post" action={ "/run/" (run_id) "/row/" (row) "/exclude" } {
+            input type="hidden" name="exclude" value=(exclude);
+            p { button type="submit" { (label) } }
+        }
+        @if let Some(phone) = never {
+            form method="post" action={ "/run/" (run_id) "/row/" (row) "/never" } {
+                p {
+                    button type="submit" { (t.never_call_row) }
+                    " "
+                    span class="hint" { ((t.never_call_row_hint)(phone)) }
+                }
+            }
+        }
+        p class="next" {
+            a href={ "/run/" (run_id) "#rows" } { (t.back_rows) }
+            " · "
+            a href=(super::never::LIST) { (t.never_call_title) }
+        }
     }
-    let _ = write!(
-        out,
-        "<p class=\"next\"><a href=\"/run/{id}#rows\">{}</a> · <a href=\"{}\">{}</a></p>",
-        Esc(t.back_rows),
-        super::never::LIST,
-        Esc(t.never_call_title),
-        id = Esc(run_id),
-    );
-    out
+}
+
+/// Each cell of the row: its column, as the file holds it, and the field to change it.
+fn cells(checked: &CheckedRow, t: &Text) -> Markup {
+    html! {
+        @for (i, original) in checked.original.iter().enumerate() {
+            @let header = checked.headers.get(i).map(|h| h.trim()).filter(|h| !h.is_empty());
+            @let name = header.map_or_else(|| format!("{} {}", t.column, i + 1), str::to_string);
+            @let field = format!("cell{i}");
+            tr {
+                th scope="row" { label for=(field) { (name) } }
+                td { (original) }
+                td {
+                    input id=(field) name=(field) value=(checked.cells.get(i).map_or("", String::as_str))
+                        maxlength=(crate::edits::MAX_CELL_CHARS);
+                }
+            }
+        }
+    }
 }

@@ -6,10 +6,11 @@ use axum::Form;
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::super::page::{self, Esc, Step, View};
-use super::super::runs::{Kind, State as RunState};
+use super::super::page::{self, Step, View};
+use super::super::runs::{Kind, Run, State as RunState};
 use super::super::sources::Chosen;
 use super::super::upload;
 use super::super::{App, text::Text};
@@ -101,35 +102,37 @@ fn to_reading(id: &str) -> Response {
 
 /// The checks and sends of this server's life, each linked to its page: a send goes on when its
 /// tab is closed, and is found here again.
-fn runs_so_far(app: &App, t: &Text) -> String {
+fn runs_so_far(app: &App, t: &Text) -> Markup {
     let runs = app.runs.listed();
-    if runs.is_empty() {
-        return String::new();
+    html! {
+        @if !runs.is_empty() {
+            h2 { (t.runs_title) }
+            ul class="runs" {
+                @for (id, run) in runs.iter().take(MAX_RUNS_LISTED) {
+                    li { (run_line(id, run, t)) }
+                }
+            }
+        }
     }
-    let mut out = format!("<h2>{}</h2><ul class=\"runs\">", Esc(t.runs_title));
-    for (id, run) in runs.iter().take(MAX_RUNS_LISTED) {
-        let kind = match run.kind {
-            Kind::Check => t.check_title,
-            Kind::Send => t.send_title,
-        };
-        let state = match run.state() {
-            RunState::Running => t.run_running,
-            RunState::Done(finished) if finished.interrupted => t.run_stopped,
-            RunState::Done(_) => t.run_done,
-            RunState::Failed(_) => t.run_failed,
-        };
-        let minutes = run.started.elapsed().as_secs() / 60;
-        out.push_str(&format!(
-            "<li><a href=\"/run/{}\">{} · {}</a> · {} · {}</li>",
-            Esc(id),
-            Esc(kind),
-            Esc(&run.opts.location),
-            Esc(state),
-            Esc(&(t.minutes_ago)(minutes))
-        ));
+}
+
+/// One run: what it is, of which file, how it stands, since when.
+fn run_line(id: &str, run: &Run, t: &Text) -> Markup {
+    let kind = match run.kind {
+        Kind::Check => t.check_title,
+        Kind::Send => t.send_title,
+    };
+    let state = match run.state() {
+        RunState::Running => t.run_running,
+        RunState::Done(finished) if finished.interrupted => t.run_stopped,
+        RunState::Done(_) => t.run_done,
+        RunState::Failed(_) => t.run_failed,
+    };
+    let minutes = run.started.elapsed().as_secs() / 60;
+    html! {
+        a href={ "/run/" (id) } { (kind) " · " (run.opts.location) }
+        " · " (state) " · " ((t.minutes_ago)(minutes))
     }
-    out.push_str("</ul>");
-    out
 }
 
 fn render(
@@ -140,43 +143,34 @@ fn render(
     status: StatusCode,
 ) -> Response {
     let t = view.text();
-    let error = error.map(|message| page::error_box(t, message)).unwrap_or_default();
-    let body = format!(
-        "<p>{intro}</p>{error}\
-         <form method=\"post\" action=\"/source/upload\" enctype=\"multipart/form-data\" \
-         data-busy=\"{busy}\"><fieldset><legend>{upload_legend}</legend>\
-         <label for=\"file\">{upload_label}</label>\
-         <input type=\"file\" id=\"file\" name=\"{field}\" required \
-         accept=\".csv,.tsv,.txt,.xlsx,.xlsm,.xlsb,.xls,.ods\" aria-describedby=\"file-hint\">\
-         <p id=\"file-hint\" class=\"hint\">{upload_hint}</p>\
-         <button type=\"submit\">{upload_button}</button></fieldset></form>\
-         <form method=\"post\" action=\"/source/location\"><fieldset>\
-         <legend>{location_legend}</legend>\
-         <label for=\"location\">{location_label}</label>\
-         <input type=\"text\" id=\"location\" name=\"location\" required value=\"{typed}\" \
-         aria-describedby=\"location-hint\" autocomplete=\"off\" spellcheck=\"false\">\
-         <p id=\"location-hint\" class=\"hint\">{location_hint}</p>\
-         <button type=\"submit\">{location_button}</button></fieldset></form>",
-        intro = Esc(t.source_intro),
-        busy = Esc(t.uploading),
-        upload_legend = Esc(t.upload_legend),
-        upload_label = Esc(t.upload_label),
-        field = upload::FIELD,
-        upload_hint = Esc(&(t.upload_hint)(app.max_upload_bytes / MIB)),
-        upload_button = Esc(t.upload_button),
-        location_legend = Esc(t.location_legend),
-        location_label = Esc(t.location_label),
-        typed = Esc(typed),
-        location_hint = Esc(t.location_hint),
-        location_button = Esc(t.location_button),
-    );
-    let mut body = body + &runs_so_far(app, t);
-    if app.client.is_some() {
-        body.push_str(&format!(
-            "<p><a href=\"{}\">{}</a></p>",
-            super::never::LIST,
-            Esc(t.never_call_title)
-        ));
-    }
-    page::page(view, app.service.label(t), Step::Source, t.source_title, &body, status)
+    let body = html! {
+        p { (t.source_intro) }
+        @if let Some(message) = error { (page::error(t, message)) }
+        form method="post" action="/source/upload" enctype="multipart/form-data"
+            data-busy=(t.uploading) {
+            fieldset {
+                legend { (t.upload_legend) }
+                label for="file" { (t.upload_label) }
+                input type="file" id="file" name=(upload::FIELD) required
+                    accept=".csv,.tsv,.txt,.xlsx,.xlsm,.xlsb,.xls,.ods" aria-describedby="file-hint";
+                p id="file-hint" class="hint" { ((t.upload_hint)(app.max_upload_bytes / MIB)) }
+                button type="submit" { (t.upload_button) }
+            }
+        }
+        form method="post" action="/source/location" {
+            fieldset {
+                legend { (t.location_legend) }
+                label for="location" { (t.location_label) }
+                input type="text" id="location" name="location" required value=(typed)
+                    aria-describedby="location-hint" autocomplete="off" spellcheck="false";
+                p id="location-hint" class="hint" { (t.location_hint) }
+                button type="submit" { (t.location_button) }
+            }
+        }
+        (runs_so_far(app, t))
+        @if app.client.is_some() {
+            p { a href=(super::never::LIST) { (t.never_call_title) } }
+        }
+    };
+    page::page(view, app.service.label(t), Step::Source, t.source_title, body, status)
 }

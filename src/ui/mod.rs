@@ -119,7 +119,7 @@ impl Ui {
     /// Binds, draws the secret and starts serving. `--bind` addresses that would match any
     /// interface are refused: the Host check needs the one address the browser will use.
     pub async fn start(config: UiConfig) -> Result<Ui, UiError> {
-        if config.ip.is_unspecified() {
+        if every_address(config.ip) {
             return Err(UiError::Unspecified { ip: config.ip });
         }
         let wanted = SocketAddr::new(config.ip, config.port);
@@ -173,6 +173,17 @@ impl Ui {
         if tokio::time::timeout(DRAIN_LIMIT, &mut server).await.is_err() {
             tracing::warn!("the ui stopped with requests still in flight");
             server.abort();
+        }
+    }
+}
+
+/// `0.0.0.0`, `::` and the IPv4 one written as IPv6 (`::ffff:0.0.0.0`, which a dual-stack
+/// socket takes for every IPv4 address): all of them listen everywhere.
+fn every_address(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_unspecified(),
+        IpAddr::V6(v6) => {
+            v6.is_unspecified() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_unspecified())
         }
     }
 }

@@ -213,7 +213,7 @@ fn the_service_token_is_in_no_answer() {
 fn a_bind_address_for_every_interface_is_refused() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for ip in ["0.0.0.0", "::"] {
+    for ip in ["0.0.0.0", "::", "::ffff:0.0.0.0", "0:0:0:0:0:ffff:0:0"] {
         let config =
             UiConfig { ip: ip.parse().unwrap(), ..UiConfig::new(dir.path().to_path_buf()) };
         let error = runtime.block_on(Ui::start(config)).unwrap_err().to_string();

@@ -62,6 +62,29 @@ fn no_secret_no_page() {
 }
 
 #[test]
+fn a_shadowing_cookie_of_the_same_name_does_not_lock_the_user_out() {
+    // Another server on 127.0.0.1 (any port) can set `leadsync_ui_PORT=junk; Path=/run`: the
+    // browser sends it before ours on every /run page.
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = cookie.split('=').next().unwrap();
+    let junk = format!("{name}={}", "0".repeat(64));
+    for header in
+        [format!("{junk}; {cookie}"), format!("{cookie}; {junk}"), format!("{name}=; {cookie}")]
+    {
+        let reply = ui.get("/", &header);
+        assert_eq!(reply.status, 200, "Cookie: {header}: {}", reply.body);
+    }
+    // Two headers, the key in the second.
+    let reply = ui.send(
+        ui.http.get(ui.url("/")).header(header::COOKIE, &junk).header(header::COOKIE, &cookie),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    // Junk alone still opens nothing.
+    assert_eq!(ui.get("/", &format!("{junk}; {name}=1")).status, 403);
+}
+
+#[test]
 fn a_wrong_host_is_refused() {
     let ui = TestUi::start();
     let cookie = ui.login();

@@ -243,3 +243,73 @@ fn a_bind_address_for_every_interface_is_refused() {
         assert!(error.contains("every address"), "{error}");
     }
 }
+
+/// A service (or a proxy before it) that repeats the request's `Authorization` in its answers,
+/// for every kind of answer the client tells apart: the token shows nowhere, not on the page,
+/// not in the run's files, not on a `-v` terminal.
+#[test]
+fn a_service_that_echoes_the_token_never_gets_it_shown() {
+    use leadsync::sandbox::{EchoAuth, Faults};
+
+    use super::flow::{finished, redirected};
+
+    for status in [400, 401, 404, 422, 500, 200] {
+        // A failed write is "in doubt" and says so in its own words; a failed read says the
+        // service's: a 500 and an HTML 200 are echoed by the campaign list the check reads.
+        let read = matches!(status, 500 | 200);
+        let path = if read { "/api/user/campaigns" } else { "/api/user/lead" };
+        let echo = EchoAuth { path: path.into(), status };
+        let sandbox =
+            TestSandbox::with_faults(Faults { echo_auth: Some(echo), ..Faults::default() });
+        let ui = TestUi::with(|config| {
+            config.client = Some(sandbox.client(ALICE));
+            config.push.rate = 0.0;
+            config.push.max_retries = 0;
+            config.push.backoff = std::time::Duration::from_millis(1);
+        });
+        let cookie = ui.login();
+        let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+        let id = reading.trim_start_matches("/reading/").to_string();
+        let form = [("campaign", ""), ("region", "DE"), ("sheet", ""), ("header_row", "")];
+        let check =
+            redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+        let mut results = finished(&ui, &cookie, &check);
+        let mut send = check.clone();
+        if !read {
+            send =
+                redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+            results = finished(&ui, &cookie, &send);
+        }
+        for name in ["report.json", "report.html", "report.csv", "fix.xlsx"] {
+            ui.get(&format!("{send}/files/{name}"), &cookie);
+        }
+        let shown = ui.seen.borrow().iter().any(|answer| answer.contains("***"));
+        assert!(shown, "{status}: the echo is shown, hidden: {}", results.body);
+        ui.get("/", &cookie);
+        ui.assert_token_never_sent();
+        for file in files_under(ui.dir.path()) {
+            let bytes = std::fs::read(&file).unwrap();
+            let found = bytes.windows(ALICE.len()).any(|w| w == ALICE.as_bytes());
+            assert!(!found, "{status}: the token is in {}", file.display());
+        }
+
+        let report = sandbox.path("r.json");
+        let mut cli = sandbox
+            .cli(ALICE)
+            .args(["-vv", "import"])
+            .args([sample("leads.csv")])
+            .args(["--region", "DE", "--max-retries", "0", "--report"])
+            .args([&report]);
+        let output = cli.cmd.output().unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        );
+        let report = std::fs::read_to_string(&report).unwrap_or_default();
+        let said = format!("{err}{report}");
+        assert!(said.contains("***"), "{status}: the echo is said, hidden:\n{said}");
+        for text in [&out, &err, &report] {
+            assert!(!text.contains(ALICE), "{status}: the token is printed:\n{text}");
+        }
+    }
+}

@@ -55,7 +55,7 @@ impl Client {
             .pool_max_idle_per_host(64)
             .build()
             .map_err(|e| ClientError::Connect {
-                url: config.base_url.to_string(),
+                url: redact::url_for_people(&config.base_url),
                 reason: error_chain(&e),
             })?;
         Ok(Client { http, config, service_name: None })
@@ -318,7 +318,7 @@ impl Client {
         body: Option<&Value>,
     ) -> Result<(StatusCode, bytes::Bytes), ClientError> {
         let url = self.config.base_url.join(path).map_err(|e| ClientError::Connect {
-            url: format!("{}{path}", self.config.base_url),
+            url: format!("{}{path}", redact::url_for_people(&self.config.base_url)),
             reason: e.to_string(),
         })?;
         let mut request = self
@@ -358,7 +358,7 @@ impl Client {
         if e.is_timeout() {
             ClientError::Timeout { path: path.to_string(), timeout: self.config.timeout }
         } else if e.is_connect() {
-            ClientError::Connect { url: url.to_string(), reason: error_chain(&e) }
+            ClientError::Connect { url: redact::url_for_people(url), reason: error_chain(&e) }
         } else {
             ClientError::Interrupted { path: path.to_string(), reason: error_chain(&e) }
         }
@@ -529,7 +529,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         }
         source = cause.source();
     }
-    parts.join(": ")
+    redact::credentials_out(&parts.join(": "))
 }
 
 #[cfg(test)]

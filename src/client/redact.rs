@@ -7,6 +7,8 @@
 //! body becomes anything else; any `Bearer …` value and any `Authorization` header value is
 //! replaced in the text of an error, whoever's it is.
 
+use url::Url;
+
 /// What a hidden value is replaced with.
 pub(crate) const HIDDEN: &str = "***";
 
@@ -132,9 +134,17 @@ fn urls_out(text: &str) -> String {
     out
 }
 
+/// A URL as a message shows it: without user and password.
+pub(crate) fn url_for_people(url: &Url) -> String {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.to_string()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{credentials_out, token_out};
+    use super::{credentials_out, token_out, url_for_people};
 
     #[test]
     fn the_token_is_replaced_wherever_it_is() {
@@ -173,5 +183,7 @@ mod tests {
             "cannot reach `https://host.example/api/x`: refused"
         );
         assert_eq!(credentials_out("http://h:1/p and ftp://u@h"), "http://h:1/p and ftp://h");
+        let url = url::Url::parse("https://ann:s3cret@host.example:8443/api/").unwrap();
+        assert_eq!(url_for_people(&url), "https://host.example:8443/api/");
     }
 }

@@ -503,3 +503,23 @@ fn a_sync_with_only_old_problems_says_so_in_one_line_and_exits_5() {
     let (_, third) = sync().expect_code(3);
     assert!(third.contains("rejected"), "a new problem is told in full: {third}");
 }
+
+/// A user and password in `--base-url` never show in a message: not when the service cannot
+/// be reached, not when it answers an error.
+#[test]
+fn a_password_in_the_base_url_is_never_printed() {
+    // A port nobody listens on: bound, then closed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let sandbox = TestSandbox::start();
+    let answering = sandbox.base_url.replace("http://", "http://ann:s3cret@");
+    for base in [format!("http://ann:s3cret@{closed}/api"), answering] {
+        let (out, err) = Cli::new()
+            .env("LEADSYNC_TOKEN", "token-nobody")
+            .args(["-vv", "--base-url", &base, "campaigns", "list"])
+            .expect_code(1);
+        assert!(err.contains("error:"), "{err}");
+        for text in [&out, &err] {
+            assert!(!text.contains("s3cret") && !text.contains("ann:"), "{text}");
+        }
+    }
+}

@@ -75,6 +75,9 @@ pub struct UiConfig {
     pub max_upload_bytes: u64,
     /// How a send from the page sends: the rate and concurrency `leadsync ui` was given.
     pub push: PushConfig,
+    /// Folders and files the Source page's path field never reads, besides `/proc`, `/sys`,
+    /// `/dev` and the state folder: the CLI's config folder, the token file and its folder.
+    pub private: Vec<PathBuf>,
 }
 
 impl UiConfig {
@@ -87,6 +90,7 @@ impl UiConfig {
             client: None,
             max_upload_bytes: MAX_DOWNLOAD_BYTES,
             push: PushConfig::default(),
+            private: Vec::new(),
         }
     }
 }
@@ -103,6 +107,8 @@ struct App {
     mappings: Arc<SavedMappings>,
     push: PushConfig,
     state_dir: PathBuf,
+    /// What the path field never reads: the state folder and `UiConfig::private`.
+    private: Arc<[PathBuf]>,
 }
 
 /// A running UI. Dropping it stops the server too, without waiting.
@@ -140,6 +146,7 @@ impl Ui {
             runs: Arc::new(Runs::new(&config.state_dir)),
             mappings: Arc::new(SavedMappings::new(&config.state_dir)),
             push: config.push,
+            private: config.private.into_iter().chain([config.state_dir.clone()]).collect(),
             state_dir: config.state_dir,
         };
         let runs = app.runs.clone();

@@ -235,6 +235,9 @@ pub struct Text {
     pub refused_secret: &'static str,
     pub refused_host: &'static str,
     pub refused_origin: &'static str,
+    pub path_private: &'static str,
+    pub path_not_regular: &'static str,
+    pub path_binary: &'static str,
 }
 
 pub const EN: Text = Text {
@@ -554,6 +557,9 @@ pub const EN: Text = Text {
                      key to this page.",
     refused_host: "This page answers only under the address it was started on.",
     refused_origin: "The request came from another site, or did not say where it came from.",
+    path_private: "leadsync does not read files from here: this folder holds system files or leadsync's own settings and keys. Upload the sheet instead, or copy it to a folder of your own first.",
+    path_not_regular: "This is not an ordinary file: choose the sheet itself.",
+    path_binary: "This file is neither a spreadsheet nor text: export the data as .xlsx or .csv and choose that file.",
 };
 
 pub const DE: Text = Text {
@@ -901,6 +907,9 @@ pub const DE: Text = Text {
                      enthält den Schlüssel zu dieser Seite.",
     refused_host: "Diese Seite antwortet nur unter der Adresse, unter der sie gestartet wurde.",
     refused_origin: "Die Anfrage kam von einer anderen Seite oder sagte nicht, woher sie kam.",
+    path_private: "Aus diesem Ordner liest leadsync keine Dateien: Er enthält Systemdateien oder die Einstellungen und Schlüssel von leadsync. Laden Sie die Tabelle stattdessen hoch, oder kopieren Sie sie zuerst in einen eigenen Ordner.",
+    path_not_regular: "Das ist keine gewöhnliche Datei: Wählen Sie die Tabelle selbst.",
+    path_binary: "Diese Datei ist weder eine Tabelle noch Text: Exportieren Sie die Daten als .xlsx oder .csv und wählen Sie diese Datei.",
 };
 
 /// About how long `n` sends take at `rate` per second, in seconds or minutes.

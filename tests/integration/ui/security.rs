@@ -313,3 +313,51 @@ fn a_service_that_echoes_the_token_never_gets_it_shown() {
         }
     }
 }
+
+/// The path field reads what a person could have uploaded, nothing of the machine's or of
+/// leadsync's own: not the process's environment (the token is in it), not the token file by
+/// any spelling, not the state folder, no device, no binary file; and shows none of their bytes.
+#[test]
+fn the_path_field_reads_no_private_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let token = keys.join("token");
+    std::fs::write(&token, "Name,Phone\ntoken-in-a-file,1\n").unwrap();
+    std::fs::write(keys.join("other.csv"), "Name,Phone\nkeys-folder,1\n").unwrap();
+    let binary = dir.path().join("data.csv");
+    std::fs::write(&binary, b"A=1\0B=2\0SECRET_BYTES=x\0").unwrap();
+    std::os::unix::fs::symlink(&token, dir.path().join("link.csv")).unwrap();
+    std::fs::create_dir(dir.path().join("up")).unwrap();
+    let ui = TestUi::with(|config| config.private = vec![keys.clone()]);
+    let cookie = ui.login();
+    std::fs::create_dir_all(ui.dir.path().join("state/ui")).unwrap();
+    std::fs::write(ui.dir.path().join("state/ui/x.csv"), "Name,Phone\nstate,1\n").unwrap();
+    let d = dir.path().display();
+    for typed in [
+        "/proc/self/environ".to_string(),
+        format!("/proc/{}/environ", std::process::id()),
+        "/dev/zero".into(),
+        "/sys/kernel/mm/transparent_hugepage/enabled".into(),
+        token.display().to_string(),
+        format!("{d}/link.csv"),
+        format!("{d}/up/../keys/token"),
+        format!("{d}/keys/other.csv"),
+        format!("{}/state/ui/x.csv", ui.dir.path().display()),
+        format!("{d}/data.csv"),
+        d.to_string(),
+    ] {
+        let reply = ui.send(ui.post("/source/location", &cookie).form(&[("location", &typed)]));
+        assert_eq!(reply.status, 422, "{typed} was read: {}", reply.body);
+        for secret in ["token-in-a-file", "keys-folder", "state,1", "SECRET_BYTES", "LEADSYNC"] {
+            assert!(!reply.body.contains(secret), "{typed}: {}", reply.body);
+        }
+    }
+    // An ordinary sheet elsewhere is read, by a link too.
+    let sheet = dir.path().join("leads.csv");
+    std::fs::write(&sheet, leads_csv()).unwrap();
+    let reply = ui.send(
+        ui.post("/source/location", &cookie).form(&[("location", &sheet.display().to_string())]),
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+}

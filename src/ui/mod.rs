@@ -3,7 +3,7 @@
 //! same library functions the CLI calls, and renders what they return as HTML.
 //!
 //! ```text
-//!  Ui::start ─► axum::serve ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
+//!  Ui::start ─► serve::accept_loop ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
 //!                                 ─► lang ─► steps: source ─► reading ─► mapping ─► check ─► send
 //!                                                     │ upload (streamed        edit: a row's cells,
 //!                                                       to <state>/ui/uploads)  exclusions, reasons
@@ -45,6 +45,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::client::Client;
+use crate::serve::Limits;
 use crate::source::MAX_DOWNLOAD_BYTES;
 
 pub use error::UiError;
@@ -58,6 +59,8 @@ use sources::Sources;
 
 /// How long a stop waits for requests in flight.
 const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The longest an upload may fall silent: a slow link stalls for seconds, not half a minute.
+const BODY_IDLE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How to start the UI.
 #[derive(Debug, Clone)]
@@ -78,6 +81,8 @@ pub struct UiConfig {
     /// Folders and files the Source page's path field never reads, besides `/proc`, `/sys`,
     /// `/dev` and the state folder: the CLI's config folder, the token file and its folder.
     pub private: Vec<PathBuf>,
+    /// Header and body timeouts and the connection cap: a slow or stalled client is cut.
+    pub limits: Limits,
 }
 
 impl UiConfig {
@@ -91,6 +96,7 @@ impl UiConfig {
             max_upload_bytes: MAX_DOWNLOAD_BYTES,
             push: PushConfig::default(),
             private: Vec::new(),
+            limits: Limits { body_idle: BODY_IDLE, drain: DRAIN_LIMIT, ..Limits::default() },
         }
     }
 }
@@ -152,14 +158,12 @@ impl Ui {
         let runs = app.runs.clone();
         let router = router(app, guard);
         let (stop, mut stopping) = watch::channel(false);
+        let limits = config.limits;
         let server = tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopping.changed().await;
             };
-            if let Err(error) = axum::serve(listener, router).with_graceful_shutdown(shutdown).await
-            {
-                tracing::warn!("the ui server stopped: {error}");
-            }
+            crate::serve::accept_loop("ui", listener, router, limits, shutdown).await;
         });
         tracing::info!(%addr, "ui listening");
         Ok(Ui { addr, url, stop, server, runs })

@@ -361,3 +361,56 @@ fn the_path_field_reads_no_private_file() {
     );
     assert_eq!(reply.status, 303, "{}", reply.body);
 }
+
+/// Slow clients hold nothing for long: 200 connections that never finish their headers, and
+/// one that stops sending its body, do not keep the key holder from being answered, and are
+/// cut once their time is up.
+#[test]
+fn slow_connections_are_cut_and_do_not_block_the_page() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+
+    let ui = TestUi::with(|config| {
+        config.limits.header_timeout = Duration::from_secs(1);
+        config.limits.body_idle = Duration::from_secs(1);
+    });
+    let cookie = ui.login();
+    let addr = ui.ui().addr;
+    let mut slow: Vec<TcpStream> = (0..200)
+        .map(|_| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\nHost: ").unwrap();
+            stream
+        })
+        .collect();
+    let mut stalled = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /source/location HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nCookie: {cookie}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nlocation="
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
+    slow.push(stalled);
+
+    let started = Instant::now();
+    let page = ui.get("/", &cookie);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(started.elapsed() < Duration::from_secs(1), "answered while they wait");
+
+    for (at, stream) in slow.iter_mut().enumerate() {
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buffer = [0u8; 1024];
+        // Cut: the server closes (perhaps after a 408 or 400), it does not wait for more.
+        let mut read = 0;
+        loop {
+            match stream.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => read += n,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => panic!("connection {at} still open after {:?}: {e}", started.elapsed()),
+            }
+        }
+        assert!(read < 1024 * 16, "connection {at}: no page for a slow client");
+    }
+    assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
+}

@@ -11,8 +11,9 @@ use rand::RngCore;
 
 /// Where uploads go, under the state folder.
 pub(super) const UPLOADS: &str = "ui/uploads";
-/// The longest file name kept for an upload, in characters.
-const MAX_NAME_CHARS: usize = 120;
+/// The longest file name kept for an upload, in bytes: file systems allow 255, and a name
+/// of CJK letters takes three bytes a letter.
+const MAX_NAME_BYTES: usize = 200;
 
 /// One chosen sheet.
 #[derive(Debug, Clone)]
@@ -82,15 +83,16 @@ pub(super) fn new_id() -> String {
 }
 
 /// The name a browser gave an upload, made safe to be a file name in its folder: the last
-/// path component only, no control or separator characters, at most `MAX_NAME_CHARS`.
+/// path component only, no control or separator characters, at most `MAX_NAME_BYTES` (cut
+/// on a letter's boundary, the extension kept when there is room for it).
 pub(super) fn safe_name(given: &str) -> String {
     let last = given.rsplit(['/', '\\']).next().unwrap_or_default();
     let cleaned: String = last
         .chars()
         .filter(|c| !c.is_control())
         .map(|c| if matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') { '_' } else { c })
-        .take(MAX_NAME_CHARS)
         .collect();
+    let cleaned = cut_to_bytes(&cleaned, MAX_NAME_BYTES);
     let trimmed = cleaned.trim().trim_start_matches('.');
     if trimmed.is_empty() { "upload".to_string() } else { trimmed.to_string() }
 }
@@ -162,6 +164,19 @@ fn looks_binary(head: &[u8]) -> bool {
     !utf16
 }
 
+/// `name` in at most `max` bytes, cut on a char boundary, keeping a short extension.
+fn cut_to_bytes(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    let extension = name.rfind('.').map(|at| &name[at..]).filter(|e| e.len() <= 16).unwrap_or("");
+    let mut end = max - extension.len();
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{extension}", &name[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Refused, looks_binary, new_id, readable_path, safe_name};
@@ -214,7 +229,10 @@ mod tests {
         assert_eq!(safe_name(".."), "upload");
         assert_eq!(safe_name(""), "upload");
         assert_eq!(safe_name("a\u{0}b\nc?.csv"), "abc_.csv");
-        assert_eq!(safe_name(&"x".repeat(500)).chars().count(), 120);
+        assert_eq!(safe_name(&"x".repeat(500)).len(), 200);
+        let cjk = format!("{}.xlsx", "表".repeat(120));
+        let cut = safe_name(&cjk);
+        assert!(cut.len() <= 200 && cut.ends_with("表.xlsx"), "{cut}");
     }
 
     #[test]

@@ -414,3 +414,19 @@ fn slow_connections_are_cut_and_do_not_block_the_page() {
     }
     assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
 }
+
+/// An upload named with 120 CJK letters (360 bytes, past a file system's 255) is kept under a
+/// shorter name; and no page names the state folder's absolute path.
+#[test]
+fn a_long_upload_name_is_cut_and_no_page_names_the_state_folder() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = format!("{}.csv", "表".repeat(120));
+    let reply = ui.upload(&cookie, &name, &leads_csv());
+    let state = ui.dir.path().display().to_string();
+    assert!(!reply.body.contains(&state), "{}", reply.body);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = ui.get(reply.header("location"), &cookie);
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains(&state), "{}", page.body);
+}

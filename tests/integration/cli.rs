@@ -523,3 +523,43 @@ fn a_password_in_the_base_url_is_never_printed() {
         }
     }
 }
+
+/// The state folder and every file leadsync writes there are the user's alone, even under a
+/// umask of 022: journals, the embedded sandbox's store, reports.
+#[test]
+fn the_state_folder_is_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let sandbox = TestSandbox::start();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let sheet = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/leads.csv");
+    let binary = assert_cmd::cargo::cargo_bin("leadsync");
+    let report = state_dir.join("report.json");
+    let status = Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
+        .arg(&binary)
+        .args(["import", "--region", "DE", "--report"])
+        .args([&report, &sheet])
+        .env("LEADSYNC_STATE_DIR", &state_dir)
+        .env("LEADSYNC_BASE_URL", &sandbox.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("XDG_CONFIG_HOME", state.path().join("config"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.code().is_some_and(|c| c <= 3), "{status}");
+    let mut seen = 0;
+    let mut stack = vec![state_dir.clone()];
+    while let Some(path) = stack.pop() {
+        let mode = std::fs::symlink_metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{} is {:o}", path.display(), mode & 0o777);
+        seen += 1;
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    assert!(seen >= 3, "the journal and the report at least");
+    assert!(report.exists());
+}

@@ -19,7 +19,8 @@
 //! before `push`, which writes both; `client` (the only module that speaks HTTP to the service)
 //! and `pace` (where the rate limiter and the progress display meet) come before `progress` and
 //! `push`. `pipeline` is the one place that knows the order of the stages; `progress` shows it
-//! to whoever watches; `ui` is a second front beside `cli`, in the browser, over the same
+//! to whoever watches; `serve` is the accept loop, with its timeouts and connection cap, that
+//! both local servers (`ui` and the `events` receiver) answer through; `ui` is a second front beside `cli`, in the browser, over the same
 //! stages. The way back: `events` receives the service's notifications and
 //! `export` writes leads and notifications out to CSV and XLSX. `sandbox` is an independent
 //! implementation of the service for tests, demos and `--sandbox`; `cli` parses arguments and
@@ -85,6 +86,7 @@ pub mod pace;
 pub mod progress;
 pub mod push;
 pub mod pipeline;
+pub mod serve;
 pub mod ui;
 pub mod events;
 pub mod export;

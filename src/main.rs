@@ -16,6 +16,7 @@ const PURGE_DELAY_MS: std::ffi::c_long = 10;
 
 fn main() -> std::process::ExitCode {
     return_freed_memory_sooner();
+    keep_files_private();
     leadsync::cli::main()
 }
 
@@ -24,6 +25,19 @@ fn return_freed_memory_sooner() {
     // SAFETY: sets one process-wide option, a plain integer that mimalloc reads atomically,
     // before any other thread exists; no pointer crosses the call.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+}
+
+/// Everything leadsync writes (journals, rows, reports, uploads, edits, saved mappings, the
+/// receiver's store) holds people's phone numbers: readable by the user only, whatever the
+/// umask the shell was started with. Files are created 0600 and folders 0700.
+#[allow(unsafe_code)]
+fn keep_files_private() {
+    #[cfg(unix)]
+    // SAFETY: umask(2) sets one process-wide integer and cannot fail; called before any other
+    // thread exists, so no file is being created meanwhile.
+    unsafe {
+        libc::umask(0o077);
+    }
 }
 
 #[cfg(test)]

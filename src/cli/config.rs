@@ -21,6 +21,9 @@ pub enum Target {
 
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The token file in use or named (`--token-file`, else the profile's), if any: the UI
+    /// never reads it, nor its folder, through a typed path.
+    pub token_file: Option<std::path::PathBuf>,
     target: Option<Target>,
     target_error: Option<String>,
     pub output: OutputMode,
@@ -54,7 +57,9 @@ impl Config {
             Ok(t) => (Some(t), None),
             Err(e) => (None, Some(format!("{e:#}"))),
         };
+        let token_file = args.token_file.clone().or_else(|| profile.token_file.clone());
         Ok(Config {
+            token_file,
             target,
             target_error,
             output: args.output,

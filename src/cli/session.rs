@@ -63,7 +63,19 @@ impl Session {
 
 /// The folder for journals, locks, the account key and the embedded sandbox: the flag
 /// (`--state-dir`), else `LEADSYNC_STATE_DIR`, else the profile's, else the XDG state directory.
+/// The state folder, made private (0700) if it exists: an older leadsync or another tool may
+/// have created it readable by others.
 pub fn state_dir(flag: Option<&Path>, profile: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = resolve_state_dir(flag, profile)?;
+    #[cfg(unix)]
+    if dir.is_dir() {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    }
+    Ok(dir)
+}
+
+fn resolve_state_dir(flag: Option<&Path>, profile: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(dir) = flag {
         return Ok(dir.to_path_buf());
     }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod lenient;
 mod list;
 pub mod model;
+mod redact;
 
 use std::time::Duration;
 
@@ -54,7 +55,7 @@ impl Client {
             .pool_max_idle_per_host(64)
             .build()
             .map_err(|e| ClientError::Connect {
-                url: config.base_url.to_string(),
+                url: redact::url_for_people(&config.base_url),
                 reason: error_chain(&e),
             })?;
         Ok(Client { http, config, service_name: None })
@@ -317,7 +318,7 @@ impl Client {
         body: Option<&Value>,
     ) -> Result<(StatusCode, bytes::Bytes), ClientError> {
         let url = self.config.base_url.join(path).map_err(|e| ClientError::Connect {
-            url: format!("{}{path}", self.config.base_url),
+            url: format!("{}{path}", redact::url_for_people(&self.config.base_url)),
             reason: e.to_string(),
         })?;
         let mut request = self
@@ -335,6 +336,12 @@ impl Client {
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.bytes().await.map_err(|e| self.transport_error(e, &url, path))?;
+        // The one door through which answers come in: whatever becomes of the body (a record,
+        // an error's message, a snippet of it) never carries our own token.
+        let bytes = match redact::token_out(&bytes, self.config.token.expose()) {
+            std::borrow::Cow::Borrowed(_) => bytes,
+            std::borrow::Cow::Owned(hidden) => bytes::Bytes::from(hidden),
+        };
         if status.is_success() {
             return Ok((status, bytes));
         }
@@ -351,7 +358,7 @@ impl Client {
         if e.is_timeout() {
             ClientError::Timeout { path: path.to_string(), timeout: self.config.timeout }
         } else if e.is_connect() {
-            ClientError::Connect { url: url.to_string(), reason: error_chain(&e) }
+            ClientError::Connect { url: redact::url_for_people(url), reason: error_chain(&e) }
         } else {
             ClientError::Interrupted { path: path.to_string(), reason: error_chain(&e) }
         }
@@ -398,7 +405,7 @@ fn bad_record(path: &str, error: &serde_json::Error, record: &[u8]) -> ClientErr
     ClientError::BadBody {
         status: 200,
         path: path.to_string(),
-        detail: error.to_string(),
+        detail: redact::credentials_out(&error.to_string()),
         snippet: snippet(record),
     }
 }
@@ -410,17 +417,20 @@ fn parse_json(status: StatusCode, path: &str, bytes: &[u8]) -> Result<Value, Cli
     serde_json::from_slice(bytes).map_err(|e| ClientError::BadBody {
         status: status.as_u16(),
         path: path.to_string(),
-        detail: e.to_string(),
+        detail: redact::credentials_out(&e.to_string()),
         snippet: snippet(bytes),
     })
 }
 
 fn status_error(status: StatusCode, headers: &HeaderMap, path: &str, bytes: &[u8]) -> ClientError {
     let body: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-    let message = error_message(&body).unwrap_or_else(|| match snippet(bytes) {
-        s if s.is_empty() => status.canonical_reason().unwrap_or("no message").to_string(),
-        s => s,
-    });
+    let message = match error_message(&body) {
+        Some(message) => redact::credentials_out(&message),
+        None => match snippet(bytes) {
+            s if s.is_empty() => status.canonical_reason().unwrap_or("no message").to_string(),
+            s => s,
+        },
+    };
     let path = path.to_string();
     match status.as_u16() {
         401 | 403 => ClientError::Unauthorized {
@@ -429,7 +439,13 @@ fn status_error(status: StatusCode, headers: &HeaderMap, path: &str, bytes: &[u8
             token: "`LEADSYNC_TOKEN` or `--token-file`".to_string(),
         },
         404 => ClientError::NotFound { path, message },
-        422 => ClientError::Validation { fields: field_errors(&body), message },
+        422 => {
+            let mut fields = field_errors(&body);
+            for message in fields.iter_mut().flat_map(|f| f.messages.iter_mut()) {
+                *message = redact::credentials_out(message);
+            }
+            ClientError::Validation { fields, message }
+        }
         429 => ClientError::RateLimited { path, retry_after: retry_after(headers, &body) },
         500..=599 => ClientError::Server { status: status.as_u16(), path, message },
         _ => ClientError::Status { status: status.as_u16(), path, message },
@@ -494,12 +510,15 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
     Some(when.duration_since(std::time::SystemTime::now()).unwrap_or_default().min(MAX_RETRY_AFTER))
 }
 
+/// The first bytes of an answer, on one line, without any credential it repeats.
 fn snippet(bytes: &[u8]) -> String {
     let end = bytes.len().min(SNIPPET_BYTES);
-    String::from_utf8_lossy(&bytes[..end]).replace(['\n', '\r'], " ").trim().to_string()
+    let text = String::from_utf8_lossy(&bytes[..end]).replace(['\n', '\r'], " ");
+    redact::credentials_out(text.trim())
 }
 
-/// The error and its causes on one line: reqwest's own message alone hides the cause.
+/// The error and its causes on one line: reqwest's own message alone hides the cause, and
+/// names the URL, which loses its user and password here.
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut parts = vec![e.to_string()];
     let mut source = e.source();
@@ -510,7 +529,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         }
         source = cause.source();
     }
-    parts.join(": ")
+    redact::credentials_out(&parts.join(": "))
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@
 //! Abuse is bounded: a request's headers must arrive within [`HEADER_TIMEOUT`] and fit in
 //! [`MAX_HEADER_BYTES`], its body within [`BODY_TIMEOUT`], and at most [`MAX_CONNECTIONS`]
 //! connections are served at once (the rest wait in the kernel's backlog), so slow or huge
-//! senders can hold neither a worker nor memory for long. That takes our own accept loop with
-//! hyper-util's builder, whose HTTP/1 settings `axum::serve` does not expose.
+//! senders can hold neither a worker nor memory for long: the accept loop `crate::serve`
+//! shares with `leadsync ui` holds these limits.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -24,18 +24,16 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, oneshot, watch};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 use super::error::EventsError;
 use super::journal::{Appended, Journal, JournalClosed};
 use super::secret::Secret;
 use super::{Kind, dedupe_key};
+use crate::serve::Limits;
 
 /// Larger bodies are refused with 413: a transcript is text, a megabyte is a very long chat.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
@@ -135,68 +133,20 @@ async fn stop_requested() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Accepts connections until `stopping` fires (or its sender is dropped), at most
-/// [`MAX_CONNECTIONS`] at a time, then waits up to [`DRAIN_LIMIT`] for requests in flight.
-async fn accept_loop(listener: TcpListener, router: Router, mut stopping: oneshot::Receiver<()>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let (drain, draining) = watch::channel(false);
-    let mut connections = JoinSet::new();
-    loop {
-        let slot = tokio::select! {
-            _ = &mut stopping => break,
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-        };
-        let accepted = tokio::select! {
-            _ = &mut stopping => break,
-            accepted = listener.accept() => accepted,
-        };
-        match accepted {
-            Ok((stream, _)) => {
-                let (router, draining) = (router.clone(), draining.clone());
-                connections.spawn(async move {
-                    serve_connection(stream, router, draining).await;
-                    drop(slot);
-                });
-            }
-            Err(error) => {
-                // Usually out of file descriptors: back off instead of spinning.
-                tracing::warn!("receiver accept failed: {error}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
-        while connections.try_join_next().is_some() {}
-    }
-    drop(listener);
-    let _ = drain.send(true);
-    let drained = async { while connections.join_next().await.is_some() {} };
-    if tokio::time::timeout(DRAIN_LIMIT, drained).await.is_err() {
-        tracing::warn!("the receiver stopped with requests still in flight");
-    }
-}
-
-async fn serve_connection(stream: TcpStream, router: Router, mut draining: watch::Receiver<bool>) {
-    let _ = stream.set_nodelay(true);
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
-        .max_buf_size(MAX_HEADER_BYTES);
-    builder.http2().timer(TokioTimer::new()).max_header_list_size(MAX_HEADER_BYTES as u32);
-    let service = TowerToHyperService::new(router);
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
-    tokio::pin!(connection);
-    loop {
-        tokio::select! {
-            served = connection.as_mut() => {
-                if let Err(error) = served {
-                    tracing::debug!("receiver connection ended: {error}");
-                }
-                return;
-            }
-            _ = draining.changed() => connection.as_mut().graceful_shutdown(),
-        }
-    }
+/// Serves through the shared accept loop (`crate::serve`) under the receiver's limits, until
+/// `stopping` fires (or its sender is dropped).
+async fn accept_loop(listener: TcpListener, router: Router, stopping: oneshot::Receiver<()>) {
+    let limits = Limits {
+        header_timeout: HEADER_TIMEOUT,
+        body_idle: BODY_TIMEOUT,
+        max_header_bytes: MAX_HEADER_BYTES,
+        max_connections: MAX_CONNECTIONS,
+        drain: DRAIN_LIMIT,
+    };
+    let stopping = async move {
+        let _ = stopping.await;
+    };
+    crate::serve::accept_loop("receiver", listener, router, limits, stopping).await;
 }
 
 /// The body limit is applied where the body is read (`read_body`), with its timeout.

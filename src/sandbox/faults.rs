@@ -11,6 +11,7 @@
 //! | `stall_rate` | POST | runs, commits | the answer `stall` later (or its own timeout) |
 //! | `slow_commit_rate` | POST | runs `stall` later, commits even if the client left | the answer `stall` later (or its own timeout) |
 //! | `garble_rate` | POST | runs, commits | 200 with an HTML page instead of the record |
+//! | `echo_auth` | one route | does not run | its status, the request's `Authorization` repeated |
 //!
 //! The last four are the "write in doubt" cases, so they strike writes only: a GET commits
 //! nothing, and failing or stalling reads would only slow down the checks that a client makes
@@ -41,9 +42,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 use tokio::sync::Notify;
 
-use super::Faults;
 use super::error::SandboxError;
 use super::reply::ApiError;
+use super::{EchoAuth, Faults};
 
 /// Header marking answers the sandbox made up, so a test or a human can tell them apart.
 const FAULT_HEADER: &str = "x-sandbox-fault";
@@ -131,7 +132,10 @@ impl FaultState {
             f.slow_commit_rate,
             f.garble_rate,
         ];
-        rates.iter().all(|rate| *rate == 0.0) && f.rate_limit.is_none() && f.latency.is_zero()
+        rates.iter().all(|rate| *rate == 0.0)
+            && f.rate_limit.is_none()
+            && f.latency.is_zero()
+            && f.echo_auth.is_none()
     }
 
     /// Draws seven values whatever the request, and keeps the write faults for writes.
@@ -201,7 +205,10 @@ pub(crate) async fn inject(
     let plan = state.plan(request.method() == Method::POST);
     let key = request.headers().get(header::AUTHORIZATION);
     let key = key.and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
-    let response = if let Some(seconds) = state.retry_after(&key) {
+    let echo = state.faults.echo_auth.as_ref().filter(|e| request.uri().path().ends_with(&e.path));
+    let response = if let Some(echo) = echo {
+        echo_auth(echo, &key)
+    } else if let Some(seconds) = state.retry_after(&key) {
         too_many_attempts(seconds)
     } else if let Some(status) = plan.fail {
         server_error(status, "fail")
@@ -244,6 +251,28 @@ fn garbled() -> Response {
     let mut response =
         (StatusCode::OK, [(header::CONTENT_TYPE, "text/html")], page).into_response();
     mark(&mut response, "garble");
+    response
+}
+
+/// An answer that repeats the request's credentials: in the message, in a field error, and
+/// the bare token (after `Bearer `) elsewhere, as JSON; or for 200 an HTML page.
+fn echo_auth(echo: &EchoAuth, authorization: &str) -> Response {
+    let status = StatusCode::from_u16(echo.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let token = authorization.strip_prefix("Bearer ").unwrap_or(authorization);
+    let mut response = if status == StatusCode::OK {
+        let page = format!(
+            "<html><body><p>Your request had Authorization: {authorization}</p>\
+             <p>key={token}</p></body></html>"
+        );
+        (status, [(header::CONTENT_TYPE, "text/html")], page).into_response()
+    } else {
+        let body = json!({
+            "message": format!("your request had Authorization: {authorization} (token {token})"),
+            "errors": {"phone_number": [format!("not for {token}")]},
+        });
+        (status, Json(body)).into_response()
+    };
+    mark(&mut response, "echo-auth");
     response
 }
 

@@ -81,6 +81,18 @@ pub struct Faults {
     pub latency: Duration,
     /// Seed of the fault RNG, for reproducible runs; random when `None`.
     pub seed: Option<u64>,
+    /// Answer every request to one route with a body that repeats the request's
+    /// `Authorization` header, as a careless service or proxy does in its error pages.
+    pub echo_auth: Option<EchoAuth>,
+}
+
+/// The route and status of the `echo_auth` fault.
+#[derive(Debug, Clone)]
+pub struct EchoAuth {
+    /// Requests whose path ends with this (`/api/user/lead`) get the echo.
+    pub path: String,
+    /// The status of the echo: an error's, or 200 for an HTML page in place of the record.
+    pub status: u16,
 }
 
 /// How to start a sandbox.

@@ -89,8 +89,10 @@ impl Guard {
         self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
 
+    /// Any cookie of the name may hold the key: a page on another port of this host can set
+    /// one of the same name for a narrower path, which the browser then sends first.
     fn cookie_ok(&self, headers: &HeaderMap) -> bool {
-        cookie(headers, &self.cookie).is_some_and(|value| self.secret.matches(value))
+        cookies(headers, &self.cookie).any(|value| self.secret.matches(value))
     }
 
     fn set_cookie(&self) -> HeaderValue {
@@ -175,15 +177,20 @@ fn host(request: &Request) -> Option<String> {
     }
 }
 
-/// A cookie's value by name, from every `Cookie` header.
+/// A cookie's value by name, from every `Cookie` header: the first one sent.
 pub(super) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    cookies(headers, name).next()
+}
+
+/// Every value sent under a cookie's name, in the order the browser sent them.
+fn cookies<'h>(headers: &'h HeaderMap, name: &str) -> impl Iterator<Item = &'h str> {
     headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find_map(|(key, value)| (key == name).then_some(value))
+        .filter_map(move |(key, value)| (key == name).then_some(value))
 }
 
 /// A query parameter's value, decoded.

@@ -3,7 +3,7 @@
 //! same library functions the CLI calls, and renders what they return as HTML.
 //!
 //! ```text
-//!  Ui::start ─► axum::serve ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
+//!  Ui::start ─► serve::accept_loop ─► headers (CSP, nosniff, …) ─► guard (Host, Origin, secret)
 //!                                 ─► lang ─► steps: source ─► reading ─► mapping ─► check ─► send
 //!                                                     │ upload (streamed        edit: a row's cells,
 //!                                                       to <state>/ui/uploads)  exclusions, reasons
@@ -46,6 +46,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::client::Client;
+use crate::serve::Limits;
 use crate::source::MAX_DOWNLOAD_BYTES;
 
 pub use error::UiError;
@@ -59,6 +60,8 @@ use sources::Sources;
 
 /// How long a stop waits for requests in flight.
 const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The longest an upload may fall silent: a slow link stalls for seconds, not half a minute.
+const BODY_IDLE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How to start the UI.
 #[derive(Debug, Clone)]
@@ -76,6 +79,11 @@ pub struct UiConfig {
     pub max_upload_bytes: u64,
     /// How a send from the page sends: the rate and concurrency `leadsync ui` was given.
     pub push: PushConfig,
+    /// Folders and files the Source page's path field never reads, besides `/proc`, `/sys`,
+    /// `/dev` and the state folder: the CLI's config folder, the token file and its folder.
+    pub private: Vec<PathBuf>,
+    /// Header and body timeouts and the connection cap: a slow or stalled client is cut.
+    pub limits: Limits,
 }
 
 impl UiConfig {
@@ -88,6 +96,8 @@ impl UiConfig {
             client: None,
             max_upload_bytes: MAX_DOWNLOAD_BYTES,
             push: PushConfig::default(),
+            private: Vec::new(),
+            limits: Limits { body_idle: BODY_IDLE, drain: DRAIN_LIMIT, ..Limits::default() },
         }
     }
 }
@@ -104,6 +114,8 @@ struct App {
     mappings: Arc<SavedMappings>,
     push: PushConfig,
     state_dir: PathBuf,
+    /// What the path field never reads: the state folder and `UiConfig::private`.
+    private: Arc<[PathBuf]>,
 }
 
 /// A running UI. Dropping it stops the server too, without waiting.
@@ -120,7 +132,7 @@ impl Ui {
     /// Binds, draws the secret and starts serving. `--bind` addresses that would match any
     /// interface are refused: the Host check needs the one address the browser will use.
     pub async fn start(config: UiConfig) -> Result<Ui, UiError> {
-        if config.ip.is_unspecified() {
+        if every_address(config.ip) {
             return Err(UiError::Unspecified { ip: config.ip });
         }
         let wanted = SocketAddr::new(config.ip, config.port);
@@ -141,19 +153,18 @@ impl Ui {
             runs: Arc::new(Runs::new(&config.state_dir)),
             mappings: Arc::new(SavedMappings::new(&config.state_dir)),
             push: config.push,
+            private: config.private.into_iter().chain([config.state_dir.clone()]).collect(),
             state_dir: config.state_dir,
         };
         let runs = app.runs.clone();
         let router = router(app, guard);
         let (stop, mut stopping) = watch::channel(false);
+        let limits = config.limits;
         let server = tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopping.changed().await;
             };
-            if let Err(error) = axum::serve(listener, router).with_graceful_shutdown(shutdown).await
-            {
-                tracing::warn!("the ui server stopped: {error}");
-            }
+            crate::serve::accept_loop("ui", listener, router, limits, shutdown).await;
         });
         tracing::info!(%addr, "ui listening");
         Ok(Ui { addr, url, stop, server, runs })
@@ -174,6 +185,17 @@ impl Ui {
         if tokio::time::timeout(DRAIN_LIMIT, &mut server).await.is_err() {
             tracing::warn!("the ui stopped with requests still in flight");
             server.abort();
+        }
+    }
+}
+
+/// `0.0.0.0`, `::` and the IPv4 one written as IPv6 (`::ffff:0.0.0.0`, which a dual-stack
+/// socket takes for every IPv4 address): all of them listen everywhere.
+fn every_address(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_unspecified(),
+        IpAddr::V6(v6) => {
+            v6.is_unspecified() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_unspecified())
         }
     }
 }

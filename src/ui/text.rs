@@ -240,6 +240,10 @@ pub struct Text {
     pub refused_secret: &'static str,
     pub refused_host: &'static str,
     pub refused_origin: &'static str,
+    pub path_private: &'static str,
+    pub path_not_regular: &'static str,
+    pub path_binary: &'static str,
+    pub upload_not_stored: &'static str,
 }
 
 pub const EN: Text = Text {
@@ -576,6 +580,10 @@ pub const EN: Text = Text {
                      carries the key to the page). Open that link again, or start leadsync again.",
     refused_host: "This page answers only under the address it was started on.",
     refused_origin: "The request came from another site, or did not say where it came from.",
+    path_private: "leadsync does not read files from here: this folder holds system files or leadsync's own settings and keys. Upload the sheet instead, or copy it to a folder of your own first.",
+    path_not_regular: "This is not an ordinary file: choose the sheet itself.",
+    path_binary: "This file is neither a spreadsheet nor text: export the data as .xlsx or .csv and choose that file.",
+    upload_not_stored: "The file could not be stored in leadsync's state folder (the disk may be full, or the folder not writable): the terminal that runs `leadsync ui` says why.",
 };
 
 pub const DE: Text = Text {
@@ -928,6 +936,10 @@ pub const DE: Text = Text {
                      erneut, oder starten Sie leadsync neu.",
     refused_host: "Diese Seite antwortet nur unter der Adresse, unter der sie gestartet wurde.",
     refused_origin: "Die Anfrage kam von einer anderen Seite oder sagte nicht, woher sie kam.",
+    path_private: "Aus diesem Ordner liest leadsync keine Dateien: Er enthält Systemdateien oder die Einstellungen und Schlüssel von leadsync. Laden Sie die Tabelle stattdessen hoch, oder kopieren Sie sie zuerst in einen eigenen Ordner.",
+    path_not_regular: "Das ist keine gewöhnliche Datei: Wählen Sie die Tabelle selbst.",
+    path_binary: "Diese Datei ist weder eine Tabelle noch Text: Exportieren Sie die Daten als .xlsx oder .csv und wählen Sie diese Datei.",
+    upload_not_stored: "Die Datei konnte nicht im Zustandsordner von leadsync gespeichert werden (vielleicht ist die Festplatte voll oder der Ordner nicht beschreibbar): Das Terminal, in dem `leadsync ui` läuft, sagt, warum.",
 };
 
 /// About how long `n` sends take at `rate` per second, in seconds or minutes.

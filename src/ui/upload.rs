@@ -69,7 +69,11 @@ pub(super) fn said(error: &UploadError, t: &super::text::Text) -> String {
         UploadError::NoFile => t.no_file_chosen.to_string(),
         UploadError::TooLarge { max } => (t.too_large)(max / (1024 * 1024)),
         UploadError::Broken(_) => t.upload_failed.to_string(),
-        UploadError::Io { .. } => error.to_string(),
+        // The folder's absolute path is for the terminal, not the page.
+        UploadError::Io { .. } => {
+            tracing::warn!("ui: {error}");
+            t.upload_not_stored.to_string()
+        }
     }
 }
 

@@ -503,3 +503,63 @@ fn a_sync_with_only_old_problems_says_so_in_one_line_and_exits_5() {
     let (_, third) = sync().expect_code(3);
     assert!(third.contains("rejected"), "a new problem is told in full: {third}");
 }
+
+/// A user and password in `--base-url` never show in a message: not when the service cannot
+/// be reached, not when it answers an error.
+#[test]
+fn a_password_in_the_base_url_is_never_printed() {
+    // A port nobody listens on: bound, then closed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let sandbox = TestSandbox::start();
+    let answering = sandbox.base_url.replace("http://", "http://ann:s3cret@");
+    for base in [format!("http://ann:s3cret@{closed}/api"), answering] {
+        let (out, err) = Cli::new()
+            .env("LEADSYNC_TOKEN", "token-nobody")
+            .args(["-vv", "--base-url", &base, "campaigns", "list"])
+            .expect_code(1);
+        assert!(err.contains("error:"), "{err}");
+        for text in [&out, &err] {
+            assert!(!text.contains("s3cret") && !text.contains("ann:"), "{text}");
+        }
+    }
+}
+
+/// The state folder and every file leadsync writes there are the user's alone, even under a
+/// umask of 022: journals, the embedded sandbox's store, reports.
+#[test]
+fn the_state_folder_is_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let sandbox = TestSandbox::start();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().join("state");
+    let sheet = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/leads.csv");
+    let binary = assert_cmd::cargo::cargo_bin("leadsync");
+    let report = state_dir.join("report.json");
+    let status = Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
+        .arg(&binary)
+        .args(["import", "--region", "DE", "--report"])
+        .args([&report, &sheet])
+        .env("LEADSYNC_STATE_DIR", &state_dir)
+        .env("LEADSYNC_BASE_URL", &sandbox.base_url)
+        .env("LEADSYNC_TOKEN", ALICE)
+        .env("XDG_CONFIG_HOME", state.path().join("config"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.code().is_some_and(|c| c <= 3), "{status}");
+    let mut seen = 0;
+    let mut stack = vec![state_dir.clone()];
+    while let Some(path) = stack.pop() {
+        let mode = std::fs::symlink_metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{} is {:o}", path.display(), mode & 0o777);
+        seen += 1;
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    assert!(seen >= 3, "the journal and the report at least");
+    assert!(report.exists());
+}

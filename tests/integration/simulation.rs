@@ -246,6 +246,7 @@ impl Case {
             rate_limit: rng.random_bool(0.2).then_some(200),
             latency: Duration::from_millis(rng.random_range(0..15)),
             seed: Some(rng.random()),
+            echo_auth: None,
         }
     }
 

@@ -107,6 +107,7 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
         rate_limit: args.rate_limit,
         latency: Duration::from_millis(args.latency_ms),
         seed: args.fault_seed,
+        echo_auth: None,
     };
     let webhook_retry = match args.webhook_retry_ms {
         Some(ms) => WebhookRetry::compressed(Duration::from_millis(ms)),

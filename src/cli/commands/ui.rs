@@ -31,6 +31,24 @@ pub struct UiArgs {
     pub send: crate::cli::commands::import::SendArgs,
 }
 
+/// What the page's path field must never read besides the system folders and the state
+/// folder: the config folder (profiles name token files) and the token file and its folder.
+fn private_places(config: &Config) -> Vec<PathBuf> {
+    let config_dir = crate::cli::profile::config_path().and_then(|p| p.parent().map(PathBuf::from));
+    let token_file = config.token_file.iter().flat_map(|file| {
+        let absolute = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+        // A token kept in the home folder (or at the root) keeps only itself private: the
+        // sheets a person means to read live there too.
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let folder = absolute
+            .parent()
+            .filter(|dir| dir.parent().is_some() && Some(*dir) != home.as_deref())
+            .map(PathBuf::from);
+        [Some(absolute), folder].into_iter().flatten()
+    });
+    config_dir.into_iter().chain(token_file).collect()
+}
+
 pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
     let state_dir = state_dir(args.state_dir.as_deref(), config.profile.state_dir.as_deref())?;
     let session = match config.target() {
@@ -56,6 +74,7 @@ pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
         port: args.port,
         client: session.as_ref().map(|s| s.client.clone()),
         push: crate::cli::commands::import::push_config(&args.send, config)?,
+        private: private_places(config),
         ..UiConfig::new(state_dir)
     };
     let ui = Ui::start(ui_config).await?;

@@ -2,6 +2,8 @@
 //! `leadsync import FILE|URL` takes it. Each becomes a chosen sheet with an id, and the browser
 //! is sent on to its Reading page.
 
+use std::path::PathBuf;
+
 use axum::Form;
 use axum::extract::{Multipart, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -64,7 +66,7 @@ pub(in super::super) async fn location(
     let typed = form.location.trim();
     let chosen = match is_url(typed) {
         true => download(&app, typed).await,
-        false => local(typed, t),
+        false => local(typed, &app.private, t),
     };
     match chosen {
         Ok((id, chosen)) => {
@@ -88,11 +90,15 @@ async fn download(app: &App, url: &str) -> Result<(String, Chosen), String> {
     }
 }
 
-fn local(typed: &str, t: &Text) -> Result<(String, Chosen), String> {
-    let path = std::path::absolute(typed).map_err(|_| (t.no_such_file)(typed))?;
-    if typed.is_empty() || !path.is_file() {
-        return Err((t.no_such_file)(typed));
-    }
+/// Only what a person could have uploaded: see `sources::readable_path`.
+fn local(typed: &str, private: &[PathBuf], t: &Text) -> Result<(String, Chosen), String> {
+    use super::super::sources::{Refused, readable_path};
+    let path = readable_path(typed, private).map_err(|refused| match refused {
+        Refused::Missing => (t.no_such_file)(typed),
+        Refused::Private => t.path_private.to_string(),
+        Refused::NotRegular => t.path_not_regular.to_string(),
+        Refused::Binary => t.path_binary.to_string(),
+    })?;
     Ok((super::super::sources::new_id(), Chosen { path, location: typed.to_string() }))
 }
 

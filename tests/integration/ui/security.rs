@@ -65,6 +65,29 @@ fn no_secret_no_page() {
 }
 
 #[test]
+fn a_shadowing_cookie_of_the_same_name_does_not_lock_the_user_out() {
+    // Another server on 127.0.0.1 (any port) can set `leadsync_ui_PORT=junk; Path=/run`: the
+    // browser sends it before ours on every /run page.
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = cookie.split('=').next().unwrap();
+    let junk = format!("{name}={}", "0".repeat(64));
+    for header in
+        [format!("{junk}; {cookie}"), format!("{cookie}; {junk}"), format!("{name}=; {cookie}")]
+    {
+        let reply = ui.get("/", &header);
+        assert_eq!(reply.status, 200, "Cookie: {header}: {}", reply.body);
+    }
+    // Two headers, the key in the second.
+    let reply = ui.send(
+        ui.http.get(ui.url("/")).header(header::COOKIE, &junk).header(header::COOKIE, &cookie),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    // Junk alone still opens nothing.
+    assert_eq!(ui.get("/", &format!("{junk}; {name}=1")).status, 403);
+}
+
+#[test]
 fn a_wrong_host_is_refused() {
     let ui = TestUi::start();
     let cookie = ui.login();
@@ -216,7 +239,7 @@ fn the_service_token_is_in_no_answer() {
 fn a_bind_address_for_every_interface_is_refused() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for ip in ["0.0.0.0", "::"] {
+    for ip in ["0.0.0.0", "::", "::ffff:0.0.0.0", "0:0:0:0:0:ffff:0:0"] {
         let config =
             UiConfig { ip: ip.parse().unwrap(), ..UiConfig::new(dir.path().to_path_buf()) };
         let error = runtime.block_on(Ui::start(config)).unwrap_err().to_string();
@@ -301,4 +324,191 @@ fn values_from_the_sheet_and_the_form_reach_the_pages_only_escaped() {
         assert_eq!(page.status, 200, "{}", page.body);
         only_escaped(&page.body, &[0, 1, 2], "row");
     }
+}
+
+/// A service (or a proxy before it) that repeats the request's `Authorization` in its answers,
+/// for every kind of answer the client tells apart: the token shows nowhere, not on the page,
+/// not in the run's files, not on a `-v` terminal.
+#[test]
+fn a_service_that_echoes_the_token_never_gets_it_shown() {
+    use leadsync::sandbox::{EchoAuth, Faults};
+
+    use super::flow::{finished, redirected};
+
+    for status in [400, 401, 404, 422, 500, 200] {
+        // A failed write is "in doubt" and says so in its own words; a failed read says the
+        // service's: a 500 and an HTML 200 are echoed by the campaign list the check reads.
+        let read = matches!(status, 500 | 200);
+        let path = if read { "/api/user/campaigns" } else { "/api/user/lead" };
+        let echo = EchoAuth { path: path.into(), status };
+        let sandbox =
+            TestSandbox::with_faults(Faults { echo_auth: Some(echo), ..Faults::default() });
+        let ui = TestUi::with(|config| {
+            config.client = Some(sandbox.client(ALICE));
+            config.push.rate = 0.0;
+            config.push.max_retries = 0;
+            config.push.backoff = std::time::Duration::from_millis(1);
+        });
+        let cookie = ui.login();
+        let reading = ui.upload_ok(&cookie, "leads.csv", &leads_csv());
+        let id = reading.trim_start_matches("/reading/").to_string();
+        let form = [("campaign", ""), ("region", "DE"), ("sheet", ""), ("header_row", "")];
+        let check =
+            redirected(&ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&form)), "/run/");
+        let mut results = finished(&ui, &cookie, &check);
+        let mut send = check.clone();
+        if !read {
+            send =
+                redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
+            results = finished(&ui, &cookie, &send);
+        }
+        for name in ["report.json", "report.html", "report.csv", "fix.xlsx"] {
+            ui.get(&format!("{send}/files/{name}"), &cookie);
+        }
+        let shown = ui.seen.borrow().iter().any(|answer| answer.contains("***"));
+        assert!(shown, "{status}: the echo is shown, hidden: {}", results.body);
+        ui.get("/", &cookie);
+        ui.assert_token_never_sent();
+        for file in files_under(ui.dir.path()) {
+            let bytes = std::fs::read(&file).unwrap();
+            let found = bytes.windows(ALICE.len()).any(|w| w == ALICE.as_bytes());
+            assert!(!found, "{status}: the token is in {}", file.display());
+        }
+
+        let report = sandbox.path("r.json");
+        let mut cli = sandbox
+            .cli(ALICE)
+            .args(["-vv", "import"])
+            .args([sample("leads.csv")])
+            .args(["--region", "DE", "--max-retries", "0", "--report"])
+            .args([&report]);
+        let output = cli.cmd.output().unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        );
+        let report = std::fs::read_to_string(&report).unwrap_or_default();
+        let said = format!("{err}{report}");
+        assert!(said.contains("***"), "{status}: the echo is said, hidden:\n{said}");
+        for text in [&out, &err, &report] {
+            assert!(!text.contains(ALICE), "{status}: the token is printed:\n{text}");
+        }
+    }
+}
+
+/// The path field reads what a person could have uploaded, nothing of the machine's or of
+/// leadsync's own: not the process's environment (the token is in it), not the token file by
+/// any spelling, not the state folder, no device, no binary file; and shows none of their bytes.
+#[test]
+fn the_path_field_reads_no_private_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let token = keys.join("token");
+    std::fs::write(&token, "Name,Phone\ntoken-in-a-file,1\n").unwrap();
+    std::fs::write(keys.join("other.csv"), "Name,Phone\nkeys-folder,1\n").unwrap();
+    let binary = dir.path().join("data.csv");
+    std::fs::write(&binary, b"A=1\0B=2\0SECRET_BYTES=x\0").unwrap();
+    std::os::unix::fs::symlink(&token, dir.path().join("link.csv")).unwrap();
+    std::fs::create_dir(dir.path().join("up")).unwrap();
+    let ui = TestUi::with(|config| config.private = vec![keys.clone()]);
+    let cookie = ui.login();
+    std::fs::create_dir_all(ui.dir.path().join("state/ui")).unwrap();
+    std::fs::write(ui.dir.path().join("state/ui/x.csv"), "Name,Phone\nstate,1\n").unwrap();
+    let d = dir.path().display();
+    for typed in [
+        "/proc/self/environ".to_string(),
+        format!("/proc/{}/environ", std::process::id()),
+        "/dev/zero".into(),
+        "/sys/kernel/mm/transparent_hugepage/enabled".into(),
+        token.display().to_string(),
+        format!("{d}/link.csv"),
+        format!("{d}/up/../keys/token"),
+        format!("{d}/keys/other.csv"),
+        format!("{}/state/ui/x.csv", ui.dir.path().display()),
+        format!("{d}/data.csv"),
+        d.to_string(),
+    ] {
+        let reply = ui.send(ui.post("/source/location", &cookie).form(&[("location", &typed)]));
+        assert_eq!(reply.status, 422, "{typed} was read: {}", reply.body);
+        for secret in ["token-in-a-file", "keys-folder", "state,1", "SECRET_BYTES", "LEADSYNC"] {
+            assert!(!reply.body.contains(secret), "{typed}: {}", reply.body);
+        }
+    }
+    // An ordinary sheet elsewhere is read, by a link too.
+    let sheet = dir.path().join("leads.csv");
+    std::fs::write(&sheet, leads_csv()).unwrap();
+    let reply = ui.send(
+        ui.post("/source/location", &cookie).form(&[("location", &sheet.display().to_string())]),
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+}
+
+/// Slow clients hold nothing for long: 200 connections that never finish their headers, and
+/// one that stops sending its body, do not keep the key holder from being answered, and are
+/// cut once their time is up.
+#[test]
+fn slow_connections_are_cut_and_do_not_block_the_page() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+
+    let ui = TestUi::with(|config| {
+        config.limits.header_timeout = Duration::from_secs(1);
+        config.limits.body_idle = Duration::from_secs(1);
+    });
+    let cookie = ui.login();
+    let addr = ui.ui().addr;
+    let mut slow: Vec<TcpStream> = (0..200)
+        .map(|_| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\nHost: ").unwrap();
+            stream
+        })
+        .collect();
+    let mut stalled = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /source/location HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nCookie: {cookie}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nlocation="
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
+    slow.push(stalled);
+
+    let started = Instant::now();
+    let page = ui.get("/", &cookie);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(started.elapsed() < Duration::from_secs(1), "answered while they wait");
+
+    for (at, stream) in slow.iter_mut().enumerate() {
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buffer = [0u8; 1024];
+        // Cut: the server closes (perhaps after a 408 or 400), it does not wait for more.
+        let mut read = 0;
+        loop {
+            match stream.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => read += n,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => panic!("connection {at} still open after {:?}: {e}", started.elapsed()),
+            }
+        }
+        assert!(read < 1024 * 16, "connection {at}: no page for a slow client");
+    }
+    assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
+}
+
+/// An upload named with 120 CJK letters (360 bytes, past a file system's 255) is kept under a
+/// shorter name; and no page names the state folder's absolute path.
+#[test]
+fn a_long_upload_name_is_cut_and_no_page_names_the_state_folder() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let name = format!("{}.csv", "表".repeat(120));
+    let reply = ui.upload(&cookie, &name, &leads_csv());
+    let state = ui.dir.path().display().to_string();
+    assert!(!reply.body.contains(&state), "{}", reply.body);
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let page = ui.get(reply.header("location"), &cookie);
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains(&state), "{}", page.body);
 }

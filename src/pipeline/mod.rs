@@ -315,9 +315,18 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
     let source =
         Source::open_named(&opts.path, &opts.location, &source_options(opts, mapping.as_ref())?)?;
     let headers = source.headers.clone();
+    let campaigns = match (opts.offline, client) {
+        (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
+        _ => Campaigns::Unchecked,
+    };
     let (mapping, mapping_notes) = match mapping {
         Some(m) => (m, Vec::new()),
-        None => infer_with_overrides(opts, &headers, &source.samples()),
+        None => {
+            let samples = source.samples();
+            let (mut file, mut notes) = infer_with_overrides(opts, &headers, &samples);
+            unname_campaign_column(&mut file, &mut notes, &campaigns, (&headers, &samples));
+            (file, notes)
+        }
     };
     // Said before any row is read, on a terminal and off it alike.
     progress::announce_mapping(opts.display, &mapping_notes);
@@ -327,10 +336,6 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
     let never_call = never_call_list(opts, client).await?;
     let guards =
         load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan, never_call).await?;
-    let campaigns = match (opts.offline, client) {
-        (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
-        _ => Campaigns::Unchecked,
-    };
     check_fixed_campaign(&plan, &campaigns)?;
     Ok(Prepared { source, headers, mapping_notes, plan, assistant, speaker, guards, campaigns })
 }
@@ -706,6 +711,34 @@ fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
 
 /// The mapping inferred from the headers and the first data rows (`samples`: a yes/no column
 /// is never a phone column), with the command line's choices on top.
+/// An inferred campaign column whose first values name no campaign of the account (a CRM
+/// export's own campaign names) is not the campaign: every row would be `unknown_campaign`.
+/// It is sent as a variable instead, and the note says to name the campaign, as the browser's
+/// Mapping page asks for one.
+fn unname_campaign_column(
+    file: &mut MappingFile,
+    notes: &mut Vec<String>,
+    campaigns: &Campaigns,
+    (headers, samples): (&[String], &[Vec<String>]),
+) {
+    let (Campaigns::Checked(book), None) = (campaigns, &file.campaign) else { return };
+    let Some(column) = file.campaign_column.clone() else { return };
+    let Some(index) = headers.iter().position(|h| *h == column) else { return };
+    let values: Vec<&str> =
+        samples.iter().filter_map(|r| r.get(index)).map(String::as_str).collect();
+    if book.names_any(values.iter().copied()) {
+        return;
+    }
+    let example = values.iter().find(|v| !v.trim().is_empty()).copied().unwrap_or_default();
+    file.campaign_column = None;
+    file.carry_unmapped = true;
+    notes.retain(|n| !n.starts_with("campaign from"));
+    notes.push(format!(
+        "column `{column}` names no campaign of the account (for example `{example}`): it is \
+         sent as a variable; pass --campaign to name the campaign"
+    ));
+}
+
 fn infer_with_overrides(
     opts: &ImportOptions,
     headers: &[String],

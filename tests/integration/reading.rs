@@ -109,3 +109,33 @@ fn a_phone_header_over_yes_and_no_is_told_by_its_rows() {
     assert!(mapping.contains("\nphone = \"Telefon\"\n"), "{mapping}");
     assert!(mapping.contains("[consent]\ncolumn = \"Telefon erlaubt\"\n"), "{mapping}");
 }
+
+/// On the command line against a service, a campaign column of the CRM's own campaign names is
+/// not taken as the campaign (every row would be an unknown campaign): the run stops before any
+/// row with the reason and what to do, and `--campaign` sends the rows, the column going along
+/// as a variable.
+#[test]
+fn a_campaign_column_naming_no_campaign_of_the_account_is_not_the_campaign() {
+    let sb = crate::support::TestSandbox::start();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let run = |extra: &[&str], code: i32| {
+        let file = crm_export();
+        let args = ["import", file.to_str().unwrap(), "--dry-run", "--report"];
+        sb.cli(crate::support::ALICE)
+            .args(args)
+            .args([report.to_str().unwrap()])
+            .args(extra)
+            .expect_code(code)
+    };
+    let (_, err) = run(&[], 1);
+    assert!(err.contains("column `Kampagne` names no campaign of the account"), "{err}");
+    assert!(err.contains("pass --campaign"), "{err}");
+    assert!(!report.exists(), "stopped before any row");
+    let (_, err) = run(&["--campaign", "10"], 3);
+    assert!(!err.contains("names no campaign"), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let text = json.to_string();
+    assert!(!text.contains("unknown_campaign") && !text.contains("missing_campaign"), "{text}");
+    assert_eq!(json["rows"][0]["variables"]["kampagne"], "Frühjahr 2025 Bestandskunden");
+}

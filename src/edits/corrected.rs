@@ -28,6 +28,25 @@ pub enum CorrectedError {
     Stopped,
 }
 
+/// Characters one Excel cell holds, counted as Excel counts them (UTF-16 units).
+const EXCEL_CELL_UNITS: usize = 32_767;
+
+/// A cell cut to what Excel holds (the fix file and the corrected sheet alike).
+pub fn fit_to_excel(cell: &str) -> &str {
+    if cell.len() <= EXCEL_CELL_UNITS {
+        return cell;
+    }
+    let mut units = 0;
+    let end = cell
+        .char_indices()
+        .find(|(_, c)| {
+            units += c.len_utf16();
+            units > EXCEL_CELL_UNITS
+        })
+        .map_or(cell.len(), |(i, _)| i);
+    &cell[..end]
+}
+
 /// Writes `source`'s header and rows, edited, to `path`; returns the rows written. Blank rows
 /// are left out as a check leaves them out.
 pub fn write_corrected(
@@ -62,6 +81,8 @@ pub fn write_corrected(
         let row = u32::try_from(written).map_err(|_| CorrectedError::TooLong)?;
         for (column, cell) in record.cells.iter().enumerate().take(usize::from(u16::MAX)) {
             if !cell.is_empty() {
+                // Cut as the fix file cuts it: Excel refuses a longer cell, and the whole sheet.
+                let cell = fit_to_excel(cell);
                 sheet.write_string_with_format(row, column as u16, cell, &text).map_err(fail)?;
             }
         }
@@ -79,6 +100,24 @@ mod tests {
 
     /// Every cell is written as text: a number with a leading zero keeps it, and the edited
     /// cell and the excluded row are as the edits say.
+    #[test]
+    fn a_cell_longer_than_excel_holds_is_cut_as_the_fix_file_cuts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("long.csv");
+        let long = "é".repeat(40_000);
+        std::fs::write(&csv, format!("name,notes\nAnna,{long}\n")).unwrap();
+        let out = dir.path().join("corrected.xlsx");
+        let source = Source::open(&csv, &SourceOptions::default()).unwrap();
+        let written = write_corrected(source, &Edits::default(), &out, &AtomicBool::new(false));
+        assert_eq!(written.unwrap(), 1, "written, not refused");
+        let mut book = open_workbook_auto(&out).unwrap();
+        let sheet = book.worksheet_range_at(0).unwrap().unwrap();
+        let notes = sheet.get_value((1, 1)).unwrap().to_string();
+        assert_eq!(notes.chars().count(), 32_767);
+        assert_eq!(fit_to_excel("short"), "short");
+        assert_eq!(fit_to_excel(&"😀".repeat(20_000)).chars().count(), 16_383, "UTF-16 units");
+    }
+
     #[test]
     fn the_corrected_sheet_keeps_cells_as_text_with_the_edits_and_without_excluded_rows() {
         let dir = tempfile::tempdir().unwrap();

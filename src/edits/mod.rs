@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::source::Record;
 
-pub use corrected::{CorrectedError, write_corrected};
+pub use corrected::{CorrectedError, fit_to_excel, write_corrected};
 pub use remembered::{Fix, Offer, Remembered};
 
 /// The longest a cell typed in the browser may be: longer text is no phone number or name.

@@ -21,6 +21,7 @@ use super::error::ReportError;
 use super::model::{Issue, IssueCode, RowReport, RowStatus, RunInfo, Summary};
 use super::staged::Staged;
 use super::{ReportWriter, status_str};
+use crate::edits::fit_to_excel;
 use crate::row::Lang;
 
 /// leadsync's columns in German, in the order of `OWN_COLUMNS`.
@@ -33,9 +34,8 @@ const OWN_COLUMNS_DE: [&str; 6] = [
     "leadsync_lead_id",
 ];
 
-/// Excel's limits: rows per sheet, and characters per cell (counted as Excel counts, in UTF-16).
+/// Excel's limit of rows per sheet (its limit per cell: `edits::fit_to_excel`).
 const MAX_ROWS: RowNum = 1_048_576;
-const MAX_CELL: usize = 32_767;
 const RED: u32 = 0xFFC7CE;
 const AMBER: u32 = 0xFFEB9C;
 
@@ -139,7 +139,7 @@ impl ReportWriter for XlsxWriter {
         let error = xlsx_error(&self.path);
         let sheet = self.workbook.worksheet_from_index(0).map_err(&error)?;
         for (col, cell) in cells.iter().enumerate() {
-            let cell = fit(cell);
+            let cell = fit_to_excel(cell);
             sheet
                 .write_string_with_format(self.next_row, col as ColNum, cell, format)
                 .map_err(&error)?;
@@ -166,12 +166,14 @@ impl ReportWriter for XlsxWriter {
         let bold = Format::new().set_bold();
         let texts = [summary_label("source", lang), summary_label("sheet", lang)];
         for (r, (label, value)) in lines.iter().enumerate() {
-            sheet.write_string_with_format(r as RowNum, 0, fit(label), &bold).map_err(&error)?;
+            sheet
+                .write_string_with_format(r as RowNum, 0, fit_to_excel(label), &bold)
+                .map_err(&error)?;
             // Counts are numbers, so a person can sum and chart them.
             let count = value.parse::<u32>().ok().filter(|_| !texts.contains(&label.as_str()));
             match count {
                 Some(n) => sheet.write_number(r as RowNum, 1, n).map_err(&error)?,
-                None => sheet.write_string(r as RowNum, 1, fit(value)).map_err(&error)?,
+                None => sheet.write_string(r as RowNum, 1, fit_to_excel(value)).map_err(&error)?,
             };
         }
         sheet.set_column_width(0, 60).map_err(&error)?;
@@ -240,22 +242,6 @@ fn summary_label(english: &str, lang: Lang) -> &str {
         "reason" => "Grund",
         other => other,
     }
-}
-
-/// A cell cut to what Excel holds.
-fn fit(cell: &str) -> &str {
-    if cell.len() <= MAX_CELL {
-        return cell;
-    }
-    let mut units = 0;
-    let end = cell
-        .char_indices()
-        .find(|(_, c)| {
-            units += c.len_utf16();
-            units > MAX_CELL
-        })
-        .map_or(cell.len(), |(i, _)| i);
-    &cell[..end]
 }
 
 fn xlsx_error(path: &Path) -> impl Fn(XlsxError) -> ReportError + '_ {

@@ -181,6 +181,7 @@ pub struct Text {
     pub see_results: &'static str,
     pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
     pub for_it: &'static str,
+    pub not_a_country: fn(&str) -> String,
     pub fixes_offered: fn(u64, &str, &str, &str) -> String,
     pub fixes_apply: &'static str,
     pub sent_elsewhere: &'static str,
@@ -487,6 +488,9 @@ pub const EN: Text = Text {
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
+    not_a_country: |typed| {
+        format!("“{typed}” is no country: write a code such as DE, AT, CH, or a name.")
+    },
     fixes_offered: |n, column, was, now| {
         let rows = match n {
             1 => "1 cell of this sheet is".to_string(),
@@ -567,7 +571,8 @@ pub const EN: Text = Text {
     },
     duplicates_after_edit: "A row checked on its own is not compared with the others: \
                             duplicates are found again when the whole sheet is checked or sent.",
-    corrected_sheet: "The corrected sheet (XLSX, with your changes, without excluded rows)",
+    corrected_sheet: "The corrected sheet (XLSX, with your changes, without excluded rows; a cell \
+        longer than Excel holds is cut to 32,767 characters, as in the fix file)",
     journal_edits_note: |journal, edits| {
         format!(
             "`leadsync import` with the same file and `--edits {edits}` resumes this run too. Its journal: {journal}"
@@ -835,6 +840,11 @@ pub const DE: Text = Text {
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
+    not_a_country: |typed| {
+        format!(
+            "„{typed}“ ist kein Land: Schreiben Sie einen Code wie DE, AT, CH oder einen Namen."
+        )
+    },
     fixes_offered: |n, column, was, now| {
         let rows = match n {
             1 => "1 Zelle dieser Tabelle ist".to_string(),
@@ -922,7 +932,9 @@ pub const DE: Text = Text {
     duplicates_after_edit: "Eine einzeln geprüfte Zeile wird nicht mit den anderen verglichen: \
                             Doppelte werden bei der nächsten Prüfung der ganzen Tabelle oder beim \
                             Senden wieder gefunden.",
-    corrected_sheet: "Die korrigierte Tabelle (XLSX, mit Ihren Änderungen, ohne ausgeschlossene Zeilen)",
+    corrected_sheet: "Die korrigierte Tabelle (XLSX, mit Ihren Änderungen, ohne ausgeschlossene Zeilen; \
+        eine Zelle, die länger ist, als Excel fasst, wird wie in der Korrekturdatei auf 32.767 \
+        Zeichen gekürzt)",
     journal_edits_note: |journal, edits| {
         format!(
             "`leadsync import` mit derselben Datei und `--edits {edits}` setzt diesen Lauf ebenfalls fort. Sein Journal: {journal}"

@@ -151,7 +151,7 @@ pub(in super::super) async fn for_reason(
     let mut edits = Edits::clone(&run.edits());
     let changed = match field(&pairs, "action").as_str() {
         "exclude" => exclude_duplicates(&run, &mut edits),
-        "country" => set_country(&run, &mut edits, field(&pairs, "country").trim()),
+        "country" => set_country(&run, &mut edits, field(&pairs, "country").trim(), view.text()),
         "remembered" => {
             super::fixes::apply(&super::fixes::offers(&app, &run).await, &mut edits);
             Ok(())
@@ -183,12 +183,21 @@ fn exclude_duplicates(run: &Run, edits: &mut Edits) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `country` into the country column of every row whose country was not recognised.
-fn set_country(run: &Run, edits: &mut Edits, country: &str) -> Result<(), String> {
+/// Writes `country` into the country column of every row whose country was not recognised,
+/// as its two-letter code: what is typed must be a country (the library reads it as a row's
+/// country cell is read), so one request cannot write any text into every row.
+fn set_country(run: &Run, edits: &mut Edits, typed: &str, t: &Text) -> Result<(), String> {
     let Some(column) = country_column(run) else { return Ok(()) };
-    if country.is_empty() {
+    if typed.is_empty() {
         return Ok(());
     }
+    let within = typed.chars().count() <= MAX_COUNTRY_CHARS;
+    let Some(country) = crate::phone::region_of(typed).filter(|_| within) else {
+        return Err((t.not_a_country)(
+            typed.chars().take(MAX_COUNTRY_CHARS).collect::<String>().as_str(),
+        ));
+    };
+    let country = country.as_str();
     let db = RowsDb::open(&run.rows_db()).map_err(|e| e.to_string())?;
     let rows = db.rows_with(IssueCode::UnknownCountry.as_str()).map_err(|e| e.to_string())?;
     for row in rows {
@@ -196,6 +205,9 @@ fn set_country(run: &Run, edits: &mut Edits, country: &str) -> Result<(), String
     }
     Ok(())
 }
+
+/// The longest country name read ("Vereinigtes Königreich Großbritannien und Nordirland").
+const MAX_COUNTRY_CHARS: usize = 64;
 
 /// The column the check read each row's country from, if it had one.
 pub(super) fn country_column(run: &Run) -> Option<usize> {

@@ -176,6 +176,14 @@ fn the_country_of_every_row_whose_country_was_not_recognised_is_set_at_once() {
     assert!(page.body.contains("<small class=\"code\">unknown_country</small>"), "{}", page.body);
     assert_eq!(figure(&page.body, "rejected"), 2, "{}", page.body);
     assert!(page.body.contains("Set the country of these rows"), "{}", page.body);
+    // What is typed must be a country: no text of any length goes into every row.
+    for typed in ["Atlantis", &"x".repeat(5_000)] {
+        let form = [("action", "country"), ("country", typed)];
+        let refused = ui.send(ui.post(&format!("{check}/reasons"), &cookie).form(&form));
+        assert_eq!(refused.status, 422, "{}", refused.body);
+        assert!(refused.body.contains("is no country"), "{}", refused.body);
+        assert!(refused.body.len() < 20_000, "the refusal does not repeat the text");
+    }
     let form = [("action", "country"), ("country", "DE")];
     let again =
         redirected(&ui.send(ui.post(&format!("{check}/reasons"), &cookie).form(&form)), "/run/");

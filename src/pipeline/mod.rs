@@ -86,6 +86,9 @@ pub struct ImportOptions {
     pub edits: Arc<Edits>,
     /// Where a send's status line is kept for a front that shows it itself (the browser).
     pub board: Option<Arc<progress::Board>>,
+    /// Refuse a sheet of more rows than this (the browser's check: one small crafted file must
+    /// not fill the disk with millions of stored rows); `None`: any number.
+    pub row_limit: Option<u64>,
     /// The state folder, which holds the account's own do-not-call list: with a service, every
     /// check and send applies it. `None`: no such list (a library caller's choice).
     pub state_dir: Option<PathBuf>,
@@ -145,6 +148,10 @@ pub enum PipelineError {
     FixedCampaign(String),
     #[error("fetching the assistant list")]
     Assistants(#[source] ClientError),
+    #[error(
+        "the sheet has more than {limit} rows, more than a check here takes: split it, or raise the limit (`leadsync ui --max-rows`)"
+    )]
+    TooManyRows { limit: u64 },
     #[error(transparent)]
     Assistant(#[from] crate::assistant::NotFound),
     #[error(transparent)]
@@ -222,6 +229,7 @@ pub async fn import(
         keep_cells,
         workers: worker_count(opts.workers),
         max_rows: opts.max_rows,
+        row_limit: opts.row_limit,
         edits: opts.edits.clone(),
     };
     let extent = source.extent.clone();
@@ -314,6 +322,7 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
     let mapping = merged_mapping(opts)?;
     let source =
         Source::open_named(&opts.path, &opts.location, &source_options(opts, mapping.as_ref())?)?;
+    refuse_past_row_limit(opts, &source)?;
     let headers = source.headers.clone();
     let campaigns = match (opts.offline, client) {
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
@@ -711,6 +720,18 @@ fn apply_overrides(opts: &ImportOptions, file: &mut MappingFile) {
 
 /// The mapping inferred from the headers and the first data rows (`samples`: a yes/no column
 /// is never a phone column), with the command line's choices on top.
+/// A sheet whose size says it is past the row limit is refused before any row is read or
+/// stored; one that only turns out so while read is refused there (`read_batches`).
+fn refuse_past_row_limit(opts: &ImportOptions, source: &Source) -> Result<(), PipelineError> {
+    let Some(limit) = opts.row_limit else { return Ok(()) };
+    // A CSV's size is estimated from its first lines: only a sheet well past the limit is
+    // refused on its estimate, one near it when it is read.
+    match source.extent.estimated_rows() {
+        Some(rows) if rows / 5 * 4 > limit => Err(PipelineError::TooManyRows { limit }),
+        _ => Ok(()),
+    }
+}
+
 /// An inferred campaign column whose first values name no campaign of the account (a CRM
 /// export's own campaign names) is not the campaign: every row would be `unknown_campaign`.
 /// It is sent as a variable instead, and the note says to name the campaign, as the browser's
@@ -950,6 +971,7 @@ struct Checkers {
     keep_cells: bool,
     workers: usize,
     max_rows: Option<u64>,
+    row_limit: Option<u64>,
     edits: Arc<Edits>,
 }
 
@@ -990,8 +1012,8 @@ fn run_stages(
     // allocated it stays out of glibc's arena locks, which cost ~15% of a dry run's time.
     let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<Record>>();
     thread::scope(move |scope| {
-        let limit = checkers.max_rows.unwrap_or(u64::MAX);
-        let reader = scope.spawn(move || read_batches(source, limit, batch_tx, &spent_rx, stop));
+        let limits = (checkers.max_rows.unwrap_or(u64::MAX), checkers.row_limit);
+        let reader = scope.spawn(move || read_batches(source, limits, batch_tx, &spent_rx, stop));
         for checker in row_checkers {
             let (rx, tx, spent) = (batch_rx.clone(), done_tx.clone(), spent_tx.clone());
             let edits = checkers.edits.clone();
@@ -1007,20 +1029,24 @@ fn run_stages(
     })
 }
 
-/// Reads every record into batches; true when it got to the end of the source.
+/// Reads every record into batches, the first `max_rows` of them, refusing a sheet past
+/// `row_limit` (its estimate may have been low); true when it got to the end of the source.
 fn read_batches(
     source: Source,
-    limit: u64,
+    (max_rows, row_limit): (u64, Option<u64>),
     tx: SyncSender<Batch>,
     spent: &Receiver<Vec<Record>>,
     stop: &AtomicBool,
 ) -> Result<bool, PipelineError> {
     let mut batch = Vec::with_capacity(BATCH_ROWS);
     let mut seq = 0;
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    for record in source.records().take(limit) {
+    let limit = usize::try_from(max_rows).unwrap_or(usize::MAX);
+    for (read, record) in source.records().take(limit).enumerate() {
         if stop.load(Ordering::Relaxed) {
             return Ok(false);
+        }
+        if let Some(limit) = row_limit.filter(|&limit| read as u64 >= limit) {
+            return Err(PipelineError::TooManyRows { limit });
         }
         batch.push(record?);
         if batch.len() == BATCH_ROWS {

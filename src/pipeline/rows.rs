@@ -47,6 +47,7 @@ pub async fn check_rows(
         keep_cells: true,
         workers: 1,
         max_rows: None,
+        row_limit: None,
         edits: opts.edits.clone(),
     };
     let wanted: BTreeSet<u64> = rows.iter().copied().collect();

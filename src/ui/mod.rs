@@ -84,7 +84,18 @@ pub struct UiConfig {
     pub private: Vec<PathBuf>,
     /// Header and body timeouts and the connection cap: a slow or stalled client is cut.
     pub limits: Limits,
+    /// The most rows a check takes (`--max-rows`): past it a sheet is refused before its rows
+    /// are stored.
+    pub max_rows: u64,
+    /// Checks, sends and uploads older than this are deleted at start (`--keep-runs-days`).
+    pub keep_runs: std::time::Duration,
 }
+
+/// A check's rows at most, by default: far more than a campaign calls, and a few GB of
+/// `rows.sqlite` at the most.
+pub const DEFAULT_MAX_ROWS: u64 = 5_000_000;
+/// How long runs and uploads are kept, by default, in days.
+pub const DEFAULT_KEEP_RUNS_DAYS: u64 = 30;
 
 impl UiConfig {
     /// Loopback, a free port, no service, the CLI's limits.
@@ -98,6 +109,8 @@ impl UiConfig {
             push: PushConfig::default(),
             private: Vec::new(),
             limits: Limits { body_idle: BODY_IDLE, drain: DRAIN_LIMIT, ..Limits::default() },
+            max_rows: DEFAULT_MAX_ROWS,
+            keep_runs: std::time::Duration::from_secs(DEFAULT_KEEP_RUNS_DAYS * 24 * 3600),
         }
     }
 }
@@ -116,6 +129,9 @@ struct App {
     state_dir: PathBuf,
     /// What the path field never reads: the state folder and `UiConfig::private`.
     private: Arc<[PathBuf]>,
+    max_rows: u64,
+    /// How long runs are kept, in days, for the first page to say.
+    keep_runs_days: u64,
 }
 
 /// A running UI. Dropping it stops the server too, without waiting.
@@ -145,6 +161,11 @@ impl Ui {
         let url = format!("http://{addr}/?{SECRET_PARAM}={}", secret.as_str());
         let guard = Arc::new(Guard::new(secret, addr));
         let service = Service::of(config.client.as_ref());
+        // People's numbers are not kept longer than asked for.
+        let removed = runs::remove_older_than(&config.state_dir, config.keep_runs);
+        if removed > 0 {
+            tracing::info!(removed, "ui: runs and uploads past their age removed");
+        }
         let app = App {
             sources: Arc::new(Sources::new(&config.state_dir)),
             client: config.client,
@@ -154,6 +175,8 @@ impl Ui {
             mappings: Arc::new(SavedMappings::new(&config.state_dir)),
             push: config.push,
             private: config.private.into_iter().chain([config.state_dir.clone()]).collect(),
+            max_rows: config.max_rows,
+            keep_runs_days: config.keep_runs.as_secs() / (24 * 3600),
             state_dir: config.state_dir,
         };
         let runs = app.runs.clone();
@@ -238,6 +261,7 @@ fn router(app: App, guard: Arc<Guard>) -> Router {
         .route("/send/{run}", post(steps::check::start_send))
         .route("/run/{run}", get(steps::check::show))
         .route("/run/{run}/stop", post(steps::check::stop))
+        .route("/run/{run}/delete", post(steps::source::delete_run))
         .route("/run/{run}/live", get(steps::live::live))
         .route("/run/{run}/files/{name}", get(steps::check::file))
         .route("/run/{run}/row/{row}", get(steps::edit::show_row).post(steps::edit::save_row))

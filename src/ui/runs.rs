@@ -54,6 +54,8 @@ pub(super) struct Failure {
     pub detail: String,
     /// The same sheet is being sent from another tab, window or the command line.
     pub busy: bool,
+    /// The sheet has more rows than a check here takes: the limit.
+    pub too_many_rows: Option<u64>,
 }
 
 /// What a finished run tells its page.
@@ -215,6 +217,10 @@ impl Run {
                     error,
                     pipeline::PipelineError::Journal(crate::journal::JournalError::Busy { .. })
                 ),
+                too_many_rows: match error {
+                    pipeline::PipelineError::TooManyRows { limit } => Some(limit),
+                    _ => None,
+                },
                 detail: error_chain(&error),
             }),
         };
@@ -327,12 +333,62 @@ impl Runs {
         all
     }
 
+    /// Deletes a finished run's folder and forgets it; `false` for a run still going.
+    pub(super) fn delete(&self, id: &str) -> std::io::Result<bool> {
+        let mut runs = self.runs.lock().expect("the table is never left half-written");
+        let Some(run) = runs.get(id) else { return Ok(false) };
+        if matches!(run.state(), State::Running) {
+            return Ok(false);
+        }
+        std::fs::remove_dir_all(&run.folder)?;
+        runs.remove(id);
+        Ok(true)
+    }
+
     /// Asks every run still going to stop, as Ctrl-C asks the CLI's.
     pub(super) fn stop_all(&self) {
         for run in self.runs.lock().expect("the table is never left half-written").values() {
             run.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
+}
+
+/// Deletes the runs' and the uploads' folders under `state_dir` not touched for `age`; returns
+/// how many. A folder that cannot be read or removed is left as it is.
+pub(super) fn remove_older_than(state_dir: &Path, age: std::time::Duration) -> usize {
+    let now = std::time::SystemTime::now();
+    let old = |path: &Path| {
+        let modified = std::fs::symlink_metadata(path).and_then(|m| m.modified());
+        modified.is_ok_and(|when| now.duration_since(when).is_ok_and(|since| since > age))
+    };
+    let mut removed = 0;
+    for parent in [state_dir.join(RUNS), state_dir.join(super::sources::UPLOADS)] {
+        let Ok(entries) = std::fs::read_dir(&parent) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && old(&path) && std::fs::remove_dir_all(&path).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// The bytes the UI's folder holds (uploads, runs, saved mappings), for the first page.
+pub(super) fn space_used(state_dir: &Path) -> u64 {
+    fn walk(dir: &Path, depth: usize) -> u64 {
+        let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+        entries
+            .flatten()
+            .map(|entry| match entry.file_type() {
+                Ok(kind) if kind.is_dir() && depth < 4 => walk(&entry.path(), depth + 1),
+                Ok(kind) if kind.is_file() => entry.metadata().map_or(0, |m| m.len()),
+                _ => 0,
+            })
+            .sum()
+    }
+    walk(&state_dir.join("ui"), 0)
 }
 
 fn error_chain(error: &dyn std::error::Error) -> String {

@@ -181,6 +181,11 @@ pub struct Text {
     pub see_results: &'static str,
     pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
     pub for_it: &'static str,
+    pub delete_run: &'static str,
+    pub delete_run_of: fn(&str) -> String,
+    pub run_not_deleted: &'static str,
+    pub space_used: fn(u64, u64) -> String,
+    pub too_many_rows: fn(u64) -> String,
     pub not_a_country: fn(&str) -> String,
     pub fixes_offered: fn(u64, &str, &str, &str) -> String,
     pub fixes_apply: &'static str,
@@ -488,6 +493,23 @@ pub const EN: Text = Text {
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
+    delete_run: "Delete",
+    delete_run_of: |file| format!("Delete this run of {file}, its rows and reports"),
+    run_not_deleted: "A run that is still going cannot be deleted: stop it or wait until it is done.",
+    space_used: |bytes, days| {
+        format!(
+            "Uploads, checks and sends take {} on this computer; those older than {days} days \
+             are deleted when leadsync starts.",
+            size(Lang::En, bytes)
+        )
+    },
+    too_many_rows: |limit| {
+        format!(
+            "This sheet has more than {} rows, more than a check here takes. Split it into \
+             smaller sheets, or ask your IT to raise the limit.",
+            count(Lang::En, limit)
+        )
+    },
     not_a_country: |typed| {
         format!("“{typed}” is no country: write a code such as DE, AT, CH, or a name.")
     },
@@ -840,6 +862,24 @@ pub const DE: Text = Text {
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
+    delete_run: "Löschen",
+    delete_run_of: |file| format!("Diesen Lauf von {file} mit seinen Zeilen und Berichten löschen"),
+    run_not_deleted: "Ein Lauf, der noch läuft, kann nicht gelöscht werden: Halten Sie ihn an oder \
+        warten Sie, bis er fertig ist.",
+    space_used: |bytes, days| {
+        format!(
+            "Hochgeladene Dateien, Prüfungen und Sendungen belegen {} auf diesem Computer; was \
+             älter als {days} Tage ist, wird beim Start von leadsync gelöscht.",
+            size(Lang::De, bytes)
+        )
+    },
+    too_many_rows: |limit| {
+        format!(
+            "Diese Tabelle hat mehr als {} Zeilen, mehr als eine Prüfung hier annimmt. Teilen \
+             Sie sie in kleinere Tabellen auf, oder bitten Sie Ihre IT, die Grenze zu erhöhen.",
+            count(Lang::De, limit)
+        )
+    },
     not_a_country: |typed| {
         format!(
             "„{typed}“ ist kein Land: Schreiben Sie einen Code wie DE, AT, CH oder einen Namen."
@@ -955,6 +995,18 @@ pub const DE: Text = Text {
 };
 
 /// About how long `n` sends take at `rate` per second, in seconds or minutes.
+/// A size as people say it: `850 KB`, `1,2 GB`.
+fn size(lang: Lang, bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{} {}", rate(lang, value), UNITS[unit])
+}
+
 /// How long sending `n` leads takes at `per_second` (no limit: a second at most).
 fn seconds_for(n: u64, per_second: f64) -> u64 {
     match per_second > 0.0 {

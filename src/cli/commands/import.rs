@@ -249,6 +249,7 @@ pub async fn execute(
         push,
         display,
         max_rows: None,
+        row_limit: None,
         edits,
         board: None,
         state_dir,

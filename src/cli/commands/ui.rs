@@ -26,6 +26,13 @@ pub struct UiArgs {
     /// directory)
     #[arg(long, env = "LEADSYNC_STATE_DIR", value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// The most rows a check takes; a bigger sheet is refused before its rows are stored
+    #[arg(long, default_value_t = crate::ui::DEFAULT_MAX_ROWS, value_name = "ROWS")]
+    pub max_rows: u64,
+    /// Delete checks, sends and uploads older than DAYS when the page starts (they hold
+    /// people's names and numbers)
+    #[arg(long, default_value_t = crate::ui::DEFAULT_KEEP_RUNS_DAYS, value_name = "DAYS")]
+    pub keep_runs_days: u64,
     /// How a send from the page sends, as `import` does
     #[command(flatten)]
     pub send: crate::cli::commands::import::SendArgs,
@@ -75,6 +82,8 @@ pub async fn run(args: &UiArgs, config: &Config) -> anyhow::Result<Outcome> {
         client: session.as_ref().map(|s| s.client.clone()),
         push: crate::cli::commands::import::push_config(&args.send, config)?,
         private: private_places(config),
+        max_rows: args.max_rows,
+        keep_runs: std::time::Duration::from_secs(args.keep_runs_days.saturating_mul(24 * 3600)),
         ..UiConfig::new(state_dir)
     };
     let ui = Ui::start(ui_config).await?;

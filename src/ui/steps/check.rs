@@ -72,6 +72,7 @@ pub(in super::super) async fn start_check(
     opts.assistant = text(field("assistant"));
     opts.dry_run = true;
     opts.offline = app.client.is_none();
+    opts.row_limit = Some(app.max_rows);
     // The reports it makes speak the page's language.
     opts.lang = t.lang;
     // Week after week: rows whose lead is on the service already are shown as such, not as
@@ -247,7 +248,10 @@ pub(in super::super) async fn show(
         },
         RunState::Failed(failure) => html! {
             h2 { (t.run_failed) }
-            (page::error(t, &failure.detail))
+            @match failure.too_many_rows {
+                Some(limit) => (page::error(t, &(t.too_many_rows)(limit))),
+                None => (page::error(t, &failure.detail)),
+            }
             (back(&run, t))
         },
         RunState::Done(finished) => {

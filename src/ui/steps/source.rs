@@ -5,14 +5,14 @@
 use std::path::PathBuf;
 
 use axum::Form;
-use axum::extract::{Multipart, State};
+use axum::extract::{Multipart, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::super::page::{self, Step, View};
-use super::super::runs::{Kind, Run, State as RunState};
+use super::super::runs::{self, Kind, Run, State as RunState};
 use super::super::sources::Chosen;
 use super::super::upload;
 use super::super::{App, text::Text};
@@ -122,7 +122,26 @@ fn runs_so_far(app: &App, t: &Text) -> Markup {
     }
 }
 
-/// One run: what it is, of which file, how it stands, since when.
+/// Deletes a finished run and its folder (its rows, reports and edits); a run still going is
+/// not deleted. Back to the first page either way.
+pub(in super::super) async fn delete_run(
+    State(app): State<App>,
+    view: View,
+    Path(run_id): Path<String>,
+) -> Response {
+    let t = view.text();
+    match app.runs.delete(&run_id) {
+        Ok(true) => Redirect::to("/").into_response(),
+        Ok(false) => render(&app, &view, Some(t.run_not_deleted), "", StatusCode::CONFLICT),
+        Err(error) => {
+            tracing::warn!("ui: a run could not be deleted: {error}");
+            render(&app, &view, Some(t.run_not_deleted), "", StatusCode::INTERNAL_SERVER_ERROR)
+        }
+    }
+}
+
+/// One run: what it is, of which file, how it stands, since when, and a button that deletes
+/// it once it is done.
 fn run_line(id: &str, run: &Run, t: &Text) -> Markup {
     let kind = match run.kind {
         Kind::Check => t.check_title,
@@ -135,9 +154,18 @@ fn run_line(id: &str, run: &Run, t: &Text) -> Markup {
         RunState::Failed(_) => t.run_failed,
     };
     let minutes = run.started.elapsed().as_secs() / 60;
+    let going = matches!(run.state(), RunState::Running);
     html! {
         a href={ "/run/" (id) } { (kind) " · " (run.opts.location) }
         " · " (state) " · " ((t.minutes_ago)(minutes))
+        @if !going {
+            " "
+            form method="post" action={ "/run/" (id) "/delete" } class="inline" {
+                button type="submit" aria-label=((t.delete_run_of)(&run.opts.location)) {
+                    (t.delete_run)
+                }
+            }
+        }
     }
 }
 
@@ -174,6 +202,7 @@ fn render(
             }
         }
         (runs_so_far(app, t))
+        p class="hint" { ((t.space_used)(runs::space_used(&app.state_dir), app.keep_runs_days)) }
         @if app.client.is_some() {
             p { a href=(super::never::LIST) { (t.never_call_title) } }
         }

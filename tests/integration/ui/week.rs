@@ -260,3 +260,52 @@ fn a_fix_made_last_week_is_offered_for_the_same_wrong_cell() {
     assert_eq!(figure(&page, "valid"), 3, "Sophie's number as fixed last week: {page}");
     assert!(page.contains("+4915176543210"), "{page}");
 }
+
+/// A check takes a sheet up to its row limit and refuses a bigger one in words before it stores
+/// a row; runs and uploads past their age are deleted at start; the first page says how much
+/// space the runs take, and a finished run can be deleted with its folder.
+#[test]
+fn runs_are_bounded_kept_for_a_while_and_deleted_on_request() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::with(|config| {
+        config.client = Some(sandbox.client(ALICE));
+        config.max_rows = 5;
+        config.keep_runs = std::time::Duration::from_secs(30 * 24 * 3600);
+        // A run left from 40 days ago, and one from today.
+        for (name, days) in [("old", 40), ("recent", 0)] {
+            let folder = config.state_dir.join("ui/runs").join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            let when =
+                std::time::SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
+            std::fs::File::open(&folder).unwrap().set_modified(when).unwrap();
+        }
+    });
+    let runs = ui.dir.path().join("state/ui/runs");
+    assert!(!runs.join("old").exists(), "past its age: deleted at start");
+    assert!(runs.join("recent").exists(), "within its age: kept");
+
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "big.csv", people(10).as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "10")]));
+    let check = redirected(&started, "/run/");
+    let page = finished(&ui, &cookie, &check).body;
+    assert!(page.contains("more than 5 rows, more than a check here takes"), "{page}");
+    let folder = runs.join(check.trim_start_matches("/run/"));
+    assert!(!folder.join("rows.sqlite").exists(), "refused before a row was stored");
+    // Just past the limit, where a size estimate cannot tell: refused as it is read.
+    let reading = ui.upload_ok(&cookie, "six.csv", people(6).as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "10")]));
+    let page = finished(&ui, &cookie, &redirected(&started, "/run/")).body;
+    assert!(page.contains("more than 5 rows"), "{page}");
+
+    let (small, _) = checked(&ui, &cookie, &people(4), &[]);
+    let first = ui.get("/", &cookie).body;
+    assert!(first.contains("Uploads, checks and sends take"), "{first}");
+    assert!(first.contains(&format!("action=\"{small}/delete\"")), "{first}");
+    let deleted = ui.send(ui.post(&format!("{small}/delete"), &cookie));
+    redirected(&deleted, "/");
+    assert!(!runs.join(small.trim_start_matches("/run/")).exists(), "its folder is gone");
+    assert!(!ui.get("/", &cookie).body.contains(&small), "and it is no longer listed");
+}

@@ -127,3 +127,75 @@ fn an_upload_is_streamed_to_disk_not_held_in_memory() {
     assert_eq!(stored.len(), 1);
     assert_eq!(std::fs::metadata(&stored[0]).unwrap().len(), data.len() as u64);
 }
+
+/// Downloads stream from disk: eight at once of a report of about 20 MiB raise the server's
+/// peak memory by far less than one report (read whole, they would take eight). And what the
+/// check left in the state folder is readable by the user alone, whatever the umask.
+#[cfg(target_os = "linux")]
+#[test]
+fn downloads_stream_from_disk_and_the_state_folder_stays_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let state = tempfile::tempdir().unwrap();
+    let ui = Running::start(&["ui", "--no-open"], state.path());
+    let cookie = ui.login();
+    let peak_kib = || {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", ui.child.id())).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap()
+    };
+    let line = "Anna Schmidt,+49 151 23456789,Berlin\n";
+    let data = format!("Name,Phone,City\n{}", line.repeat(60_000));
+    let (content_type, body) = super::multipart("file", "big.csv", data.as_bytes());
+    let post = |path: &str| {
+        ui.http
+            .post(format!("{}{path}", ui.base))
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, &ui.base)
+    };
+    let uploaded = ui.runtime.block_on(
+        post("/source/upload").header(header::CONTENT_TYPE, content_type).body(body).send(),
+    );
+    let reading = uploaded.unwrap().headers()["location"].to_str().unwrap().to_string();
+    let id = reading.trim_start_matches("/reading/");
+    let started =
+        ui.runtime.block_on(post(&format!("/check/{id}")).form(&[("campaign", "1")]).send());
+    let run = started.unwrap().headers()["location"].to_str().unwrap().to_string();
+    let get =
+        |path: String| ui.http.get(format!("{}{path}", ui.base)).header(header::COOKIE, &cookie);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while ui.send(get(run.clone())).1.contains("data-refresh") {
+        assert!(std::time::Instant::now() < deadline, "the check never finished");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let report = format!("{run}/files/report.json");
+    let (status, first) = ui.send(get(report.clone()));
+    assert_eq!(status, 200);
+    let size_mib = first.len() >> 20;
+    assert!(size_mib >= 10, "a report big enough to see: {size_mib} MiB");
+    let before = peak_kib();
+    let downloads = ui.runtime.block_on(futures_util::future::join_all((0..8).map(|_| async {
+        get(report.clone()).send().await.unwrap().bytes().await.unwrap().len()
+    })));
+    assert!(downloads.iter().all(|&n| n == first.len()), "each download whole");
+    let grown_mib = (peak_kib() - before) / 1024;
+    assert!(
+        grown_mib < size_mib,
+        "eight downloads of {size_mib} MiB grew the peak {grown_mib} MiB"
+    );
+
+    // Everything the check and its reports left is the user's alone.
+    let mut seen = 0;
+    let mut stack = vec![state.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let meta = entry.metadata().unwrap();
+            let mode = meta.permissions().mode() & 0o077;
+            assert_eq!(mode, 0, "{} is readable by others", entry.path().display());
+            seen += 1;
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    assert!(seen > 3, "the walk saw the state folder's files");
+}

@@ -309,3 +309,23 @@ fn runs_are_bounded_kept_for_a_while_and_deleted_on_request() {
     assert!(!runs.join(small.trim_start_matches("/run/")).exists(), "its folder is gone");
     assert!(!ui.get("/", &cookie).body.contains(&small), "and it is no longer listed");
 }
+
+/// A check still running has nothing settled to send: its send is refused in words and
+/// nothing starts.
+#[test]
+fn a_check_still_running_cannot_be_sent() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 1);
+    let cookie = ui.login();
+    let reading = ui.upload_ok(&cookie, "big.csv", people(999).repeat(60).as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let started = ui.send(ui.post(&format!("/check/{id}"), &cookie).form(&[("campaign", "10")]));
+    let check = redirected(&started, "/run/");
+    // Sixty thousand rows take far longer to check than one request takes to answer.
+    let send = ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie));
+    assert_eq!(send.status, 409, "{}", send.body);
+    assert!(send.body.contains("This check is still running"), "{}", send.body);
+    finished(&ui, &cookie, &check);
+    let leads = sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
+    assert!(leads.is_empty(), "nothing was sent");
+}

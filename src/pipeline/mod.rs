@@ -863,7 +863,7 @@ async fn load_guards(
 /// How a row suppressed by the account's own list names it.
 pub const NEVER_CALL_LABEL: &str = "do-not-call list of this account";
 
-/// The account's own do-not-call list ([`NeverCall`]), when this run has a service and a
+/// The account's own do-not-call list ([`NeverCall`](crate::guards::NeverCall)), when this run has a service and a
 /// state folder and the list has been started: every check, import and sync of the account
 /// holds its rows to it, whichever file or front they come from.
 pub async fn never_call_list(

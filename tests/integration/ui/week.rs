@@ -329,3 +329,50 @@ fn a_check_still_running_cannot_be_sent() {
     let leads = sandbox.block_on(sandbox.client(ALICE).list_leads()).unwrap();
     assert!(leads.is_empty(), "nothing was sent");
 }
+
+/// A mapping saved on the page keeps everything chosen there, not only the roles: next week's
+/// export with the same columns gets it proposed, and one click fills the page with the
+/// assistant, the campaign, the country, the countries and the kinds of number again.
+#[test]
+fn a_saved_mapping_brings_back_every_choice() {
+    let sandbox = TestSandbox::start();
+    let ui = TestUi::sending_to(&sandbox, 0.0, 1);
+    let cookie = ui.login();
+    let upload = || {
+        let reading = ui.upload_ok(&cookie, "export.csv", people(3).as_bytes());
+        reading.trim_start_matches("/reading/").to_string()
+    };
+    let id = upload();
+    let form = [
+        ("role0", "variable"),
+        ("name0", "customer_name"),
+        ("role1", "phone"),
+        ("assistant", "101"),
+        ("campaign", "10"),
+        ("region", "AT"),
+        ("countries", "AT, DE"),
+        ("block_shown", "1"),
+        ("block", "toll_free"),
+        ("save_name", "weekly export"),
+    ];
+    let saved = ui.send(ui.post(&format!("/mapping/{id}/save"), &cookie).form(&form));
+    redirected(&saved, &format!("/mapping/{id}?"));
+
+    let id = upload();
+    let page = ui.get(&format!("/mapping/{id}"), &cookie).body;
+    let link = page
+        .split("<a href=\"")
+        .find(|h| h.contains("campaign=10"))
+        .unwrap_or_else(|| panic!("the saved mapping is proposed with its campaign: {page}"));
+    let link = link.split('"').next().unwrap().replace("&amp;", "&");
+    let page = ui.get(&link, &cookie).body;
+    assert!(
+        page.contains("<option value=\"101\" selected>Alice Outbound (101)</option>"),
+        "{page}"
+    );
+    assert!(page.contains("<option value=\"10\" selected>Spring Outreach (10)</option>"), "{page}");
+    assert!(page.contains("name=\"region\" value=\"AT\""), "{page}");
+    assert!(page.contains("name=\"countries\" value=\"AT, DE\""), "{page}");
+    assert!(page.contains("value=\"toll_free\" checked"), "{page}");
+    assert!(!page.contains("value=\"premium_rate\" checked"), "as saved, not the default: {page}");
+}

@@ -65,6 +65,14 @@ impl Running {
         cookie.split(';').next().unwrap().to_string()
     }
 
+    /// The server's peak memory so far, in KiB (Linux: `VmHWM`).
+    #[cfg(target_os = "linux")]
+    fn peak_kib(&self) -> usize {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap()
+    }
+
     fn send(&self, request: reqwest::RequestBuilder) -> (u16, String) {
         self.runtime.block_on(async {
             let reply = request.send().await.unwrap();
@@ -103,11 +111,7 @@ fn an_upload_is_streamed_to_disk_not_held_in_memory() {
     let state = tempfile::tempdir().unwrap();
     let ui = Running::start(&["ui", "--no-open"], state.path());
     let cookie = ui.login();
-    let peak_kib = || {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", ui.child.id())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap()
-    };
+    let peak_kib = || ui.peak_kib();
     let before = peak_kib();
     let line = "Anna Schmidt,+49 151 23456789,Berlin\n";
     let data = format!("Name,Phone,City\n{}", line.repeat(SIZE / line.len()));
@@ -138,11 +142,7 @@ fn downloads_stream_from_disk_and_the_state_folder_stays_private() {
     let state = tempfile::tempdir().unwrap();
     let ui = Running::start(&["ui", "--no-open"], state.path());
     let cookie = ui.login();
-    let peak_kib = || {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", ui.child.id())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap()
-    };
+    let peak_kib = || ui.peak_kib();
     let line = "Anna Schmidt,+49 151 23456789,Berlin\n";
     let data = format!("Name,Phone,City\n{}", line.repeat(60_000));
     let (content_type, body) = super::multipart("file", "big.csv", data.as_bytes());

@@ -302,3 +302,18 @@ fn a_message_in_one_language_only_is_shown_as_written() {
     let old: Issue = serde_json::from_str(stored).unwrap();
     assert_eq!((&*old.said, old.message_in(Lang::De)), (&Said::AsWritten, "old words".into()));
 }
+
+/// A page says no command line: the one message that advises a flag says the page's way, and
+/// the terminal's backticks become the language's quotes.
+#[test]
+fn a_page_message_has_no_backtick_and_no_flag() {
+    use super::{Issue, IssueCode, Lang, Said};
+    let none = Issue::said(IssueCode::MissingCampaign, None, Said::NoCampaign);
+    assert!(none.message.contains("`--campaign`"), "the JSON keeps its contract");
+    for lang in Lang::ALL {
+        let said = none.page_message(lang);
+        assert!(!said.contains('`') && !said.contains("--"), "{said}");
+    }
+    let quoted = Issue::new(IssueCode::InvalidPhone, None, "`0151 CALL ME` is not a number");
+    assert_eq!(quoted.page_message(Lang::En), "\u{201c}0151 CALL ME\u{201d} is not a number");
+}

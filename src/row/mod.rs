@@ -170,6 +170,17 @@ impl Issue {
         Issue { code, field: field.into(), message, said: Box::new(said) }
     }
 
+    /// The message as a page shows it: in `lang`, quoted as the language quotes instead of
+    /// with the terminal's backticks, and without the command line's advice (a page offers its
+    /// own way: choosing the campaign on the Mapping page).
+    pub fn page_message(&self, lang: Lang) -> String {
+        if lang == Lang::En && matches!(*self.said, Said::NoCampaign) {
+            return "no campaign: fill in the campaign column, or choose one campaign for every row"
+                .into();
+        }
+        quoted(&self.message_in(lang), lang)
+    }
+
     /// The message in `lang`; the English `message` when it was written in one language only
     /// (an issue stored by an older leadsync shows its English).
     pub fn message_in(&self, lang: Lang) -> String {
@@ -178,6 +189,29 @@ impl Issue {
             Lang::De => self.said.render(lang).unwrap_or_else(|| self.message.clone()),
         }
     }
+}
+
+/// `text` with each pair of backticks turned into the language's quotes: “x” in English, „x“
+/// in German. An odd backtick is left as it is.
+fn quoted(text: &str, lang: Lang) -> String {
+    if text.matches('`').count() % 2 == 1 {
+        return text.to_string();
+    }
+    let (open, close) = match lang {
+        Lang::En => ('\u{201c}', '\u{201d}'),
+        Lang::De => ('\u{201e}', '\u{201c}'),
+    };
+    let mut opening = true;
+    text.chars()
+        .map(|c| match c {
+            '`' => {
+                let quote = if opening { open } else { close };
+                opening = !opening;
+                quote
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// A secondary contact as it will be (or was) sent.

@@ -815,7 +815,7 @@ fn problems(row: &Value, t: &Text) -> Markup {
                 br;
             }
             strong { (issue.code.title(t.lang)) }
-            ": " (issue.message_in(t.lang)) " "
+            ": " (issue.page_message(t.lang)) " "
             small class="code" { (issue.code.as_str()) }
         }
     }

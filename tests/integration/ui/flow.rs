@@ -87,6 +87,8 @@ fn a_sheet_is_checked_then_sent_to_the_sandbox_from_the_page() {
         "reasons grouped: {}",
         page.body
     );
+    // The English page says no command line either: no backticks, no flag.
+    assert!(!page.body.contains('`') && !page.body.contains("--campaign"), "{}", page.body);
     let all: Vec<u64> =
         report["rows"].as_array().unwrap().iter().map(|r| r["row"].as_u64().unwrap()).collect();
     assert_eq!(rows_shown(&page.body), all, "every row, in sheet order, on the first page");

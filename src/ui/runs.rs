@@ -244,11 +244,18 @@ impl Runs {
         self.runs.lock().expect("the table is never left half-written").get(id).cloned()
     }
 
-    /// The newest send of the check `check_id`, if it was sent.
+    /// The send of the check `check_id` that stands for it: one still going (a second tab's
+    /// refused send must not hide it), else the newest; `None` if it was never sent.
     pub(super) fn latest_send_of(&self, check_id: &str) -> Option<(String, Arc<Run>)> {
-        self.newest_first().into_iter().find(|(_, run)| {
-            run.kind == Kind::Send && run.check.as_ref().is_some_and(|(id, _)| id == check_id)
-        })
+        let sends: Vec<(String, Arc<Run>)> = self
+            .newest_first()
+            .into_iter()
+            .filter(|(_, run)| {
+                run.kind == Kind::Send && run.check.as_ref().is_some_and(|(id, _)| id == check_id)
+            })
+            .collect();
+        let going = sends.iter().position(|(_, run)| matches!(run.state(), State::Running));
+        sends.into_iter().nth(going.unwrap_or(0))
     }
 
     /// Starts `opts` (its reports set here) on a thread of its own; returns the run's id.
@@ -316,10 +323,11 @@ impl Runs {
     /// The runs a person tells apart, the newest first: every check, and of each check's sends
     /// only the newest (sending the rest is the same send to her, not a new one).
     pub(super) fn listed(&self) -> Vec<(String, Arc<Run>)> {
-        let mut seen = std::collections::HashSet::new();
         let mut all = self.newest_first();
-        all.retain(|(_, run)| match &run.check {
-            Some((check, _)) if run.kind == Kind::Send => seen.insert(check.clone()),
+        all.retain(|(id, run)| match &run.check {
+            Some((check, _)) if run.kind == Kind::Send => {
+                self.latest_send_of(check).is_some_and(|(shown, _)| shown == *id)
+            }
             _ => true,
         });
         all

@@ -16,6 +16,10 @@ const MAX_NOTE_CHARS: usize = 200;
 /// one at a time.
 const MAX_ENTRIES: usize = 1_000_000;
 
+/// Held while a list is read, changed and written back: two numbers added at the same moment
+/// (two tabs, two rows) must both stay on it.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// One number on the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NeverCallEntry {
@@ -71,6 +75,7 @@ impl NeverCall {
 
     /// Adds `phone` (E.164) with a note; `false` when it was on the list already.
     pub fn add(&self, phone: &str, note: &str) -> std::io::Result<bool> {
+        let _writing = WRITING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut entries = self.entries()?;
         if entries.iter().any(|e| e.phone == phone) {
             return Ok(false);
@@ -84,6 +89,7 @@ impl NeverCall {
 
     /// Takes `phone` off the list; `false` when it was not on it.
     pub fn remove(&self, phone: &str) -> std::io::Result<bool> {
+        let _writing = WRITING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut entries = self.entries()?;
         let before = entries.len();
         entries.retain(|e| e.phone != phone);
@@ -179,6 +185,19 @@ mod tests {
         assert!(list.remove("+4915123456789").unwrap());
         assert!(!list.remove("+4915123456789").unwrap());
         assert_eq!(list.entries().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn numbers_added_at_the_same_moment_all_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = NeverCall::for_account(dir.path(), "s", "user:1");
+        std::thread::scope(|scope| {
+            for i in 0..16 {
+                let list = &list;
+                scope.spawn(move || list.add(&format!("+49151000000{i:02}"), "").unwrap());
+            }
+        });
+        assert_eq!(list.entries().unwrap().len(), 16);
     }
 
     #[test]

@@ -130,6 +130,10 @@ pub fn date_time(lang: Lang, stamp: &str) -> String {
 /// Year, month, day and `HH:MM` of `YYYY-MM-DD[T ]HH:MM…`.
 fn split_stamp(stamp: &str) -> Option<(&str, &str, &str, &str)> {
     let stamp = stamp.trim();
+    // Byte positions below are characters only in ASCII (a hand-edited list may hold anything).
+    if !stamp.is_ascii() {
+        return None;
+    }
     let (date, time) = stamp.split_once(['T', ' '])?;
     let mut parts = date.split('-');
     let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
@@ -180,5 +184,6 @@ mod tests {
         assert_eq!(date_time(Lang::De, "2024-11-25T08:14:03Z"), "25.11.2024 08:14");
         assert_eq!(date_time(Lang::De, "2024-11-25 08:14"), "25.11.2024 08:14");
         assert_eq!(date_time(Lang::De, "yesterday"), "yesterday");
+        assert_eq!(date_time(Lang::De, "2024-11-25 1é:00"), "2024-11-25 1é:00", "no panic");
     }
 }

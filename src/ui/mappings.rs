@@ -33,6 +33,18 @@ impl SavedMappings {
         Ok(path)
     }
 
+    /// Every suppression list a saved mapping names, as a path.
+    pub(super) fn suppression_lists(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .filter_map(|path| MappingFile::load(&path).ok())
+            .flat_map(|file| file.suppress.into_iter().map(PathBuf::from))
+            .collect()
+    }
+
     /// The saved mappings that can read a sheet with these headers, by name.
     pub(super) fn fitting(&self, headers: &[String]) -> Vec<(String, MappingFile)> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };

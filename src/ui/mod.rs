@@ -108,7 +108,14 @@ impl UiConfig {
             max_upload_bytes: MAX_DOWNLOAD_BYTES,
             push: PushConfig::default(),
             private: Vec::new(),
-            limits: Limits { body_idle: BODY_IDLE, drain: DRAIN_LIMIT, ..Limits::default() },
+            // The Mapping page's choices travel in its address (and the Referer): a sheet of
+            // a few hundred columns makes a long one.
+            limits: Limits {
+                body_idle: BODY_IDLE,
+                drain: DRAIN_LIMIT,
+                max_header_bytes: 64 * 1024,
+                ..Limits::default()
+            },
             max_rows: DEFAULT_MAX_ROWS,
             keep_runs: std::time::Duration::from_secs(DEFAULT_KEEP_RUNS_DAYS * 24 * 3600),
         }

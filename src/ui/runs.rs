@@ -369,13 +369,17 @@ pub(super) fn remove_older_than(state_dir: &Path, age: std::time::Duration) -> u
         let modified = std::fs::symlink_metadata(path).and_then(|m| m.modified());
         modified.is_ok_and(|when| now.duration_since(when).is_ok_and(|since| since > age))
     };
+    // A suppression list a saved mapping names is kept however old: the mapping is used week
+    // after week, and without its list it would call the people on it.
+    let named = super::mappings::SavedMappings::new(state_dir).suppression_lists();
+    let kept = |path: &Path| named.iter().any(|list| list.starts_with(path));
     let mut removed = 0;
     for parent in [state_dir.join(RUNS), state_dir.join(super::sources::UPLOADS)] {
         let Ok(entries) = std::fs::read_dir(&parent) else { continue };
         for entry in entries.flatten() {
             let path = entry.path();
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if is_dir && old(&path) && std::fs::remove_dir_all(&path).is_ok() {
+            if is_dir && old(&path) && !kept(&path) && std::fs::remove_dir_all(&path).is_ok() {
                 removed += 1;
             }
         }

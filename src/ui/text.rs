@@ -181,6 +181,7 @@ pub struct Text {
     pub see_results: &'static str,
     pub results_sentence: fn(u64, Option<&str>, u64, u64) -> String,
     pub for_it: &'static str,
+    pub sent_no_changes: &'static str,
     pub delete_run: &'static str,
     pub delete_run_of: fn(&str) -> String,
     pub run_not_deleted: &'static str,
@@ -493,6 +494,8 @@ pub const EN: Text = Text {
         format!("{leads} now {place}; {skipped} skipped, {to_fix} to fix.")
     },
     for_it: "For IT",
+    sent_no_changes: "This check was sent: its rows are what was sent and are not changed \
+        here any more. To change rows, check the sheet again.",
     delete_run: "Delete",
     delete_run_of: |file| format!("Delete this run of {file}, its rows and reports"),
     run_not_deleted: "A run that is still going cannot be deleted: stop it or wait until it is done.",
@@ -862,6 +865,8 @@ pub const DE: Text = Text {
         format!("{leads} jetzt {place}; {skipped} übersprungen, {to_fix} zu korrigieren.")
     },
     for_it: "Für die IT",
+    sent_no_changes: "Diese Prüfung wurde gesendet: Ihre Zeilen sind, was gesendet wurde, und \
+        werden hier nicht mehr geändert. Um Zeilen zu ändern, prüfen Sie die Tabelle erneut.",
     delete_run: "Löschen",
     delete_run_of: |file| format!("Diesen Lauf von {file} mit seinen Zeilen und Berichten löschen"),
     run_not_deleted: "Ein Lauf, der noch läuft, kann nicht gelöscht werden: Halten Sie ihn an oder \

@@ -258,7 +258,9 @@ pub(in super::super) async fn show(
             let rows = tokio::task::spawn_blocking({
                 let run = run.clone();
                 let codes = finished.top_reasons.iter().map(|(code, _)| *code).collect();
-                let render = RowsRender { run_id: run_id.clone(), codes, t };
+                let editable =
+                    run.kind == Kind::Check && app.runs.latest_send_of(&run_id).is_none();
+                let render = RowsRender { run_id: run_id.clone(), codes, t, editable };
                 move || render.table(&run, &rows)
             })
             .await
@@ -394,7 +396,8 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t
         }
         (counts(&finished.summary, t))
         (reasons(&finished.top_reasons, t))
-        @if run.kind == Kind::Check {
+        // A check that was sent is what was sent: its rows are no longer changed here.
+        @if run.kind == Kind::Check && app.runs.latest_send_of(run_id).is_none() {
             (super::fixes::offer_box(run_id, shown.offers, t))
             (reason_actions(run_id, run, &finished.top_reasons, t))
         }
@@ -663,6 +666,8 @@ struct RowsRender {
     /// The reasons the run found, for the reason filter.
     codes: Vec<IssueCode>,
     t: &'static Text,
+    /// Whether its rows may still be changed: a check not sent yet.
+    editable: bool,
 }
 
 impl RowsRender {
@@ -676,7 +681,7 @@ impl RowsRender {
             Ok(rows) => rows,
             Err(error) => return page::error(t, &error.to_string()),
         };
-        let edit = (run.kind == Kind::Check).then_some(self.run_id.as_str());
+        let edit = self.editable.then_some(self.run_id.as_str());
         let mut links = Vec::new();
         if query.after > 0 {
             links.push((query.query_after(0), t.first_rows_link));

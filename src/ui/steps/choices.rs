@@ -68,20 +68,8 @@ pub(super) async fn full_mapping(
 /// A mapping file as the page's fields: its roles for these headers and every setting the
 /// page shows, so a loaded or saved mapping fills the whole page, not only the roles.
 pub(super) fn pairs_of(app: &App, file: &MappingFile, headers: &[String]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
+    let mut out = reading_pairs(file);
     let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    if let Some(SheetRef::Name(sheet)) = &file.sheet {
-        push("sheet", sheet.clone());
-    }
-    if let Some(row) = file.header_row {
-        push("header_row", row.to_string());
-    }
-    if let Some(delimiter) = &file.delimiter {
-        push("delimiter", delimiter.clone());
-    }
-    if let Some(encoding) = &file.encoding {
-        push("encoding", encoding.clone());
-    }
     for (k, v) in roles_pairs(&roles_of(file, headers)) {
         push(&k, v);
     }
@@ -110,6 +98,26 @@ pub(super) fn pairs_of(app: &App, file: &MappingFile, headers: &[String]) -> Vec
         if let Some(id) = app.sources.register_existing(std::path::Path::new(path)) {
             push(super::callable::SUPPRESS, id);
         }
+    }
+    out
+}
+
+/// How a mapping file says to read the sheet (sheet, header row, delimiter, encoding), as the
+/// page's fields: the headers its roles are given to are the ones read this way.
+pub(super) fn reading_pairs(file: &MappingFile) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+    if let Some(SheetRef::Name(sheet)) = &file.sheet {
+        push("sheet", sheet.clone());
+    }
+    if let Some(row) = file.header_row {
+        push("header_row", row.to_string());
+    }
+    if let Some(delimiter) = &file.delimiter {
+        push("delimiter", delimiter.clone());
+    }
+    if let Some(encoding) = &file.encoding {
+        push("encoding", encoding.clone());
     }
     out
 }

@@ -246,6 +246,11 @@ fn editable(app: &App, view: &View, run_id: &str) -> Result<Arc<Run>, Box<Respon
         let unknown = page::unknown_source(view, app.service.label(t), Step::Check, t.check_title);
         return Err(Box::new(unknown));
     };
+    // Once sent, a check's rows are what was sent: "send the rest" sends with the changes
+    // its send started with, so a later change here would never reach it.
+    if app.runs.latest_send_of(run_id).is_some() {
+        return Err(Box::new(refusal(app, view, t.sent_no_changes, StatusCode::CONFLICT)));
+    }
     match (run.kind, run.state()) {
         (Kind::Check, RunState::Done(_)) => Ok(run),
         _ => Err(Box::new(refusal(app, view, t.only_finished_checks, StatusCode::CONFLICT))),

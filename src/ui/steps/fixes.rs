@@ -71,10 +71,13 @@ async fn find(app: &App, run: &Run) -> Vec<Offer> {
     memory.offers(&headers, cells).into_iter().filter(|o| !made(o)).collect()
 }
 
-/// The fixes as edits of this check.
+/// The fixes as edits of this check; a cell she changed by hand since the offer keeps her value.
 pub(super) fn apply(offers: &[Offer], edits: &mut Edits) {
     for offer in offers {
-        edits.set_cell(offer.row, offer.column, &offer.fix.now, &offer.fix.was);
+        let typed = edits.cells.get(&offer.row).is_some_and(|c| c.contains_key(&offer.column));
+        if !typed {
+            edits.set_cell(offer.row, offer.column, &offer.fix.now, &offer.fix.was);
+        }
     }
 }
 

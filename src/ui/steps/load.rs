@@ -61,7 +61,10 @@ pub(in super::super) async fn load(
         Ok(file) => file,
         Err(problem) => return refuse(&(t.mapping_file_invalid)(&problem)),
     };
-    let choice = ReadingChoice::from_pairs(&form);
+    // The file's roles go to the headers read as the file says to read the sheet: the page
+    // that follows reads it so, and gives the roles column by column.
+    let choice =
+        ReadingChoice::from_pairs(&choices::overlaid(&form, choices::reading_pairs(&file)));
     let headers = match preview(&chosen, &choice, Wanted { rows: 1, above: false }, t).await {
         Ok(preview) => preview.headers,
         Err(message) => return refuse(&message),

@@ -316,8 +316,8 @@ fn a_mapping_file_loaded_on_the_mapping_page_sets_its_roles() {
 }
 
 /// Edits are part of the run: a send with a fixed cell, stopped midway, sends the rest with
-/// the same edits exactly once (duplicates allowed, so a row sent twice would be counted);
-/// a send of the same unfinished run with other edits is refused, not sent on.
+/// the same edits exactly once (duplicates allowed, so a row sent twice would be counted); a
+/// change to the check's rows after its send is refused, so the rest cannot go without it.
 #[test]
 fn a_send_with_edits_resumes_only_with_the_same_edits() {
     let sandbox = TestSandbox::start();
@@ -348,16 +348,17 @@ fn a_send_with_edits_resumes_only_with_the_same_edits() {
     let first = leads().len() as u64;
     assert!(first < valid, "stopped midway: {first} of {valid}");
 
-    // Other edits: the unfinished run is not this one; nothing more is sent.
+    // Once sent, the check's rows are what was sent: a change now is refused in words (the rest
+    // goes with the changes the send started with), and nothing is sent by asking.
     let jan = row_found(&ui, &cookie, &check, "vries");
-    ui.send(ui.post(&format!("{check}/row/{jan}/exclude"), &cookie).form(&[("exclude", "1")]));
-    let other = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
-    let refused = finished(&ui, &cookie, &other);
-    assert!(refused.body.contains("changed since the unfinished run"), "{}", refused.body);
-    assert_eq!(leads().len() as u64, first, "nothing sent under other edits");
+    let exclude = ui.post(&format!("{check}/row/{jan}/exclude"), &cookie).form(&[("exclude", "1")]);
+    let refused = ui.send(exclude);
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(refused.body.contains("This check was sent"), "{}", refused.body);
+    assert_eq!(leads().len() as u64, first, "nothing sent by a refused change");
 
-    // The same edits: the rest, once.
-    let rest = redirected(&ui.send(ui.post(&format!("/send{}", &send[4..]), &cookie)), "/run/");
+    // The rest, from the check's own button, with the same edits: once.
+    let rest = redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie)), "/run/");
     let done = finished(&ui, &cookie, &rest);
     assert!(!done.body.contains("Paused. "), "{}", done.body);
     let on_service = leads();

@@ -376,3 +376,46 @@ fn a_saved_mapping_brings_back_every_choice() {
     assert!(page.contains("value=\"toll_free\" checked"), "{page}");
     assert!(!page.contains("value=\"premium_rate\" checked"), "as saved, not the default: {page}");
 }
+
+/// A mapping file that says on which row the column names are: its roles go to the columns of
+/// that row, not to those of the row the page read before.
+#[test]
+fn a_loaded_mapping_gives_its_roles_to_the_header_row_it_names() {
+    let ui = TestUi::start();
+    let cookie = ui.login();
+    let sheet = "Kunde,Nummer\nTelefon,Name\n+4915110000001,Anna\n+4915110000002,Ben\n";
+    let reading = ui.upload_ok(&cookie, "export.csv", sheet.as_bytes());
+    let id = reading.trim_start_matches("/reading/").to_string();
+    let mapping = "header_row = 2\nphone = \"Telefon\"\n[variables]\ncustomer_name = \"Name\"\n";
+    let (content_type, body) =
+        super::multipart_form(&[("save_name", "")], "mapping_file", "m.toml", mapping.as_bytes());
+    let loaded = ui.send(
+        ui.post(&format!("/mapping/{id}/load"), &cookie)
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(body),
+    );
+    let page = ui.get(&redirected(&loaded, &format!("/mapping/{id}?")), &cookie).body;
+    assert_eq!(super::steps::role_of(&page, "Telefon"), "phone", "{page}");
+    assert_eq!(super::steps::role_of(&page, "Name"), "variable customer_name", "{page}");
+}
+
+/// A suppression list a saved mapping names is kept however old: the cleanup at start would
+/// otherwise drop it, and the mapping would call the people on it.
+#[test]
+fn a_list_a_saved_mapping_names_outlives_the_cleanup() {
+    let mut list = std::path::PathBuf::new();
+    let ui = TestUi::with(|config| {
+        let old = config.state_dir.join("ui/uploads/0123456789abcdef");
+        std::fs::create_dir_all(&old).unwrap();
+        list = old.join("do-not-call.csv");
+        std::fs::write(&list, "+4915110000001\n").unwrap();
+        let saved = config.state_dir.join("ui/mappings");
+        std::fs::create_dir_all(&saved).unwrap();
+        let toml = format!("phone = \"Telefon\"\nsuppress = [{:?}]\n", list.display().to_string());
+        std::fs::write(saved.join("weekly.toml"), toml).unwrap();
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(90 * 24 * 3600);
+        std::fs::File::open(&old).unwrap().set_modified(when).unwrap();
+    });
+    assert!(list.exists(), "kept: a saved mapping names it");
+    drop(ui);
+}

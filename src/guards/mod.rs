@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 pub use crate::mapping::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use consent::Consent;
-pub use never_call::{NeverCall, NeverCallEntry};
+pub use never_call::{NeverCall, NeverCallEntry, NeverCalls};
 // Facts about numbers and countries live with the phone code; guards use them.
 pub use crate::phone::{BLOCKABLE, BlockedTypes, NumberType, country_name, region_of};
 pub use suppress::{SuppressError, Suppression, SuppressionList};

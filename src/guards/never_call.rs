@@ -122,6 +122,50 @@ impl NeverCall {
     }
 }
 
+/// The lists of one account under each name it is known by (its user, its campaigns): a number
+/// is added to every one and taken off every one, so it stays on the account's list when one
+/// of those names goes (a campaign deleted, assistants added).
+#[derive(Debug, Clone)]
+pub struct NeverCalls(Vec<NeverCall>);
+
+impl NeverCalls {
+    /// `None` for an account known by no name (no assistants and no campaigns).
+    pub fn of(lists: Vec<NeverCall>) -> Option<NeverCalls> {
+        (!lists.is_empty()).then_some(NeverCalls(lists))
+    }
+
+    /// Every number on any of the lists, each once, in the order added.
+    pub fn entries(&self) -> std::io::Result<Vec<NeverCallEntry>> {
+        let mut out: Vec<NeverCallEntry> = Vec::new();
+        for list in &self.0 {
+            for entry in list.entries()? {
+                if !out.iter().any(|e| e.phone == entry.phone) {
+                    out.push(entry);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Adds `phone` to every list; `false` when each had it already.
+    pub fn add(&self, phone: &str, note: &str) -> std::io::Result<bool> {
+        let mut added = false;
+        for list in &self.0 {
+            added |= list.add(phone, note)?;
+        }
+        Ok(added)
+    }
+
+    /// Takes `phone` off every list; `false` when none had it.
+    pub fn remove(&self, phone: &str) -> std::io::Result<bool> {
+        let mut removed = false;
+        for list in &self.0 {
+            removed |= list.remove(phone)?;
+        }
+        Ok(removed)
+    }
+}
+
 /// A note a spreadsheet would run as a formula, written as text.
 fn defused(note: &str) -> String {
     match note.starts_with(['=', '+', '-', '@', '\t', '\r']) {
@@ -185,6 +229,23 @@ mod tests {
         assert!(list.remove("+4915123456789").unwrap());
         assert!(!list.remove("+4915123456789").unwrap());
         assert_eq!(list.entries().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_number_stays_on_the_accounts_list_when_one_of_its_names_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let named = |names: &[&str]| {
+            let lists = names.iter().map(|n| NeverCall::for_account(dir.path(), "s", n)).collect();
+            NeverCalls::of(lists).unwrap()
+        };
+        named(&["campaign:10", "campaign:11"]).add("+4915123456789", "").unwrap();
+        // Campaign 10 deleted: the account is known as campaign 11 (and later as its user).
+        let later = named(&["user:7", "campaign:11"]);
+        let phones: Vec<String> = later.entries().unwrap().into_iter().map(|e| e.phone).collect();
+        assert_eq!(phones, ["+4915123456789"]);
+        assert!(later.remove("+4915123456789").unwrap());
+        assert!(later.entries().unwrap().is_empty(), "off every list of its names");
+        assert!(NeverCalls::of(Vec::new()).is_none());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! "Never call this number": a row's number put on the account's own do-not-call list (the
-//! library's [`NeverCall`], in the state folder), which every later check, `import` and `sync`
+//! library's [`NeverCalls`], one list under each name of the account, in the state folder), which every later check, `import` and `sync`
 //! of the account applies; and the list's page, to see it, add a number and take one off. The
 //! row is also left out of this check at once, as "only this time" would.
 
@@ -13,17 +13,17 @@ use super::super::App;
 use super::super::page::{self, Step, View};
 use super::super::text::Text;
 use super::field;
-use crate::guards::NeverCall;
+use crate::guards::NeverCalls;
 use crate::phone::PhoneParser;
 
 /// The address of the list's page.
 pub(in super::super) const LIST: &str = "/never-call";
 
 /// The account's list; `None` without a service (a list belongs to an account).
-async fn account_list(app: &App) -> Result<Option<NeverCall>, String> {
+async fn account_list(app: &App) -> Result<Option<NeverCalls>, String> {
     let Some(client) = &app.client else { return Ok(None) };
     let lists = crate::pipeline::account_never_calls(client, &app.state_dir).await;
-    lists.map(|lists| lists.into_iter().next()).map_err(|e| e.to_string())
+    lists.map(NeverCalls::of).map_err(|e| e.to_string())
 }
 
 /// The row's number onto the account's list, the row left out of this check.
@@ -152,7 +152,7 @@ pub(in super::super) async fn remove(
 async fn change(
     app: &App,
     view: &View,
-    change: impl FnOnce(&NeverCall) -> std::io::Result<()>,
+    change: impl FnOnce(&NeverCalls) -> std::io::Result<()>,
 ) -> Response {
     let t = view.text();
     let list = match account_list(app).await {

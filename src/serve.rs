@@ -111,13 +111,15 @@ async fn serve_connection(
     mut draining: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // HTTP/1.1 only: a browser speaks it to an http:// page and the service to the webhook,
+    // and HTTP/2 without TLS has no header timeout here, so a crafted client could hold a
+    // connection slot idle for as long as it likes.
+    let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
     builder
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .max_buf_size(limits.max_header_bytes);
-    builder.http2().timer(TokioTimer::new()).max_header_list_size(limits.max_header_bytes as u32);
     let service = TowerToHyperService::new(router);
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);

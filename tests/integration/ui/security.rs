@@ -512,3 +512,21 @@ fn a_long_upload_name_is_cut_and_no_page_names_the_state_folder() {
     assert_eq!(page.status, 200);
     assert!(!page.body.contains(&state), "{}", page.body);
 }
+
+/// The page speaks HTTP/1.1 only: an HTTP/2 client without TLS (which no browser is) gets no
+/// HTTP/2 connection, whose slots the header timeout would not cut.
+#[test]
+fn an_http2_connection_is_not_served() {
+    use std::io::{Read, Write};
+    let ui = TestUi::start();
+    let mut stream = std::net::TcpStream::connect(ui.ui().addr).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    stream.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
+    // An empty SETTINGS frame, as a client sends after the preface.
+    stream.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let settings_frame = answer.len() >= 9 && answer[3] == 4;
+    assert!(!settings_frame, "an HTTP/2 answer: {answer:?}");
+    assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 4"), "{answer:?}");
+}

@@ -13,7 +13,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::assistant::AssistantCheck;
 use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
-use crate::mapping::Plan;
+use crate::mapping::{Columns, MappingFile, Plan, snake_case};
 use crate::phone::{PhoneParser, PhoneProblem};
 use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus, Said};
 use crate::source::Record;
@@ -86,13 +86,40 @@ impl CampaignBook {
         self.campaigns.is_empty()
     }
 
+    /// `file`'s campaign column, when its first values (`samples`, cells by column) name no
+    /// campaign of the account: a CRM export's own campaign names, which would make every row
+    /// `unknown_campaign`. The column is then sent as a variable named after its header, and
+    /// the column and one of its values come back for the front to say why and ask for the
+    /// campaign. A mapping with a campaign for every row is left as it is.
+    pub fn unname_campaign_column(
+        &self,
+        file: &mut MappingFile,
+        headers: &[String],
+        samples: &[Vec<String>],
+    ) -> Option<(String, String)> {
+        let column = file.campaign_column.clone().filter(|_| file.campaign.is_none())?;
+        let index = headers.iter().position(|h| *h == column)?;
+        let values: Vec<&str> =
+            samples.iter().filter_map(|r| r.get(index)).map(|v| v.trim()).collect();
+        if self.names_any(values.iter().copied()) {
+            return None;
+        }
+        let example = values.iter().find(|v| !v.is_empty()).copied().unwrap_or_default();
+        file.campaign_column = None;
+        file.variables.insert(snake_case(&column), Columns::One(column.clone()));
+        Some((column, example.to_string()))
+    }
+
     /// Whether a column holding these values can stand for the campaign: some filled value
     /// names a campaign of the account. A CRM export's own campaign names, none of which the
     /// account has, would make every row `unknown_campaign`: such a column is not the
     /// campaign, and the person is asked for one. An empty book (no service) cannot say no.
     pub fn names_any<'a>(&self, values: impl IntoIterator<Item = &'a str>) -> bool {
         let mut filled = values.into_iter().filter(|v| !v.trim().is_empty()).peekable();
-        self.is_empty() || filled.peek().is_none() || filled.any(|v| self.resolve(v).is_ok())
+        // A name several campaigns share still names the account's campaigns.
+        let names =
+            |v: &str| !matches!(self.resolve(v), Err(i) if i.code == IssueCode::UnknownCampaign);
+        self.is_empty() || filled.peek().is_none() || filled.any(names)
     }
 }
 
@@ -592,6 +619,22 @@ mod tests {
         assert!(book().names_any(["Messe Q3", "spring outreach"]));
         assert!(book().names_any(["", " "]), "nothing filled: nothing to judge");
         assert!(CampaignBook::default().names_any(crm), "no service: cannot say no");
+    }
+
+    #[test]
+    fn a_crm_campaign_column_is_taken_as_a_variable_and_a_real_one_is_kept() {
+        let headers = vec!["Name".to_string(), "Kampagne".to_string()];
+        let rows = |v: &str| vec![vec!["Anna".to_string(), v.to_string()]];
+        let file =
+            || MappingFile { campaign_column: Some("Kampagne".into()), ..Default::default() };
+        let mut crm = file();
+        let said = book().unname_campaign_column(&mut crm, &headers, &rows("Frühjahr 2025"));
+        assert_eq!(said, Some(("Kampagne".into(), "Frühjahr 2025".into())));
+        assert_eq!(crm.campaign_column, None);
+        assert_eq!(crm.variables["kampagne"], Columns::One("Kampagne".into()));
+        let mut real = file();
+        assert_eq!(book().unname_campaign_column(&mut real, &headers, &rows("Renewals ")), None);
+        assert_eq!(real.campaign_column.as_deref(), Some("Kampagne"));
     }
 
     #[test]

@@ -732,27 +732,19 @@ fn refuse_past_row_limit(opts: &ImportOptions, source: &Source) -> Result<(), Pi
     }
 }
 
-/// An inferred campaign column whose first values name no campaign of the account (a CRM
-/// export's own campaign names) is not the campaign: every row would be `unknown_campaign`.
-/// It is sent as a variable instead, and the note says to name the campaign, as the browser's
-/// Mapping page asks for one.
+/// An inferred campaign column whose first values name no campaign of the account is not the
+/// campaign (`CampaignBook::unname_campaign_column`); the note says to name the campaign, as
+/// the browser's Mapping page asks for one.
 fn unname_campaign_column(
     file: &mut MappingFile,
     notes: &mut Vec<String>,
     campaigns: &Campaigns,
     (headers, samples): (&[String], &[Vec<String>]),
 ) {
-    let (Campaigns::Checked(book), None) = (campaigns, &file.campaign) else { return };
-    let Some(column) = file.campaign_column.clone() else { return };
-    let Some(index) = headers.iter().position(|h| *h == column) else { return };
-    let values: Vec<&str> =
-        samples.iter().filter_map(|r| r.get(index)).map(String::as_str).collect();
-    if book.names_any(values.iter().copied()) {
+    let Campaigns::Checked(book) = campaigns else { return };
+    let Some((column, example)) = book.unname_campaign_column(file, headers, samples) else {
         return;
-    }
-    let example = values.iter().find(|v| !v.trim().is_empty()).copied().unwrap_or_default();
-    file.campaign_column = None;
-    file.carry_unmapped = true;
+    };
     notes.retain(|n| !n.starts_with("campaign from"));
     notes.push(format!(
         "column `{column}` names no campaign of the account (for example `{example}`): it is \

@@ -143,6 +143,11 @@ pub(super) fn unknown_source(view: &View, service: &str, step: Step, title: &str
     page(view, service, step, title, body, StatusCode::NOT_FOUND)
 }
 
+/// A table's head row: a column heading for each of `names`.
+pub(super) fn heads(names: &[&str]) -> Markup {
+    html! { thead { tr { @for name in names { th scope="col" { (name) } } } } }
+}
+
 /// An error box that screen readers announce.
 pub(super) fn error(t: &Text, message: &str) -> Markup {
     html! {

@@ -504,13 +504,7 @@ fn reasons(top: &[(IssueCode, u64)], t: &Text) -> Markup {
         h2 { (t.reasons_title) }
         div class="table-wrap" {
             table {
-                thead {
-                    tr {
-                        th scope="col" { (t.reason) }
-                        th scope="col" { (t.rows_count) }
-                        th scope="col" { (t.what_to_do) }
-                    }
-                }
+                (page::heads(&[t.reason, t.rows_count, t.what_to_do]))
                 tbody {
                     @for (code, n) in top {
                         // The title in her words; the code, small, for people who script.

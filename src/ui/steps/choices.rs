@@ -26,13 +26,9 @@ pub(super) fn carried(pairs: &[(String, String)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The fields as a query string.
+/// The fields as a query string (empty ones left out, as `page::query` leaves them).
 pub(super) fn as_query(pairs: &[(String, String)]) -> String {
-    let mut out = url::form_urlencoded::Serializer::new(String::new());
-    for (name, value) in pairs {
-        out.append_pair(name, value);
-    }
-    out.finish()
+    super::super::page::query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
 /// The whole mapping the form describes: the columns' roles, the reading choices, the

@@ -295,11 +295,7 @@ fn row_page(
         (checked_rows(&[verdict], t, None))
         form method="post" action={ "/run/" (run_id) "/row/" (row) } {
             div class="table-wrap" { table {
-                thead { tr {
-                    th scope="col" { (t.column) }
-                    th scope="col" { (t.in_file) }
-                    th scope="col" { (t.value_to_use) }
-                } }
+                (page::heads(&[t.column, t.in_file, t.value_to_use]))
                 tbody { (cells(checked, t)) }
             } }
             p { button type="submit" { (t.save_row) } }

@@ -31,7 +31,7 @@ pub(in super::super) async fn show(
     let Some(chosen) = app.sources.get(&id) else {
         return page::unknown_source(&view, label, Step::Mapping, t.mapping_title);
     };
-    let wanted = Wanted { rows: CAMPAIGN_SAMPLE_ROWS, above: false };
+    let wanted = Wanted { rows: SAMPLE_ROWS, above: false };
     let preview = match preview(&chosen, &choice, wanted, t).await {
         Ok(preview) => preview,
         Err(message) => {
@@ -81,35 +81,21 @@ pub(in super::super) async fn show(
     page::page(&view, label, Step::Mapping, t.mapping_title, body, StatusCode::OK)
 }
 
-/// Rows read to judge the campaign column: its values in the first rows name campaigns of the
-/// account or they do not.
-const CAMPAIGN_SAMPLE_ROWS: usize = 200;
-
-/// The mapping the form describes, and, when the inferred campaign column names no campaign
-/// of the account (a CRM's own campaign names), that column taken as a variable instead, with
-/// its name and a value of it for the page to say why. A role the person chose is kept.
+/// The mapping the form describes; on a first look (no role chosen yet), a campaign column
+/// that names no campaign of the account is taken as a variable by the library, and that
+/// column and a value of it come back for the page to say why.
 fn judged_mapping(
     preview: &super::Preview,
     pairs: &[(String, String)],
     campaigns: &[(u64, String)],
 ) -> (MappingFile, Option<(String, String)>) {
-    let headers = &preview.headers;
-    let mapping = chosen_mapping(preview, pairs);
-    let chose_roles = pairs.iter().any(|(k, _)| k.starts_with("role"));
-    let Some(column) = mapping.campaign_column.clone().filter(|_| !chose_roles) else {
-        return (mapping, None);
-    };
-    let Some(index) = headers.iter().position(|h| *h == column) else { return (mapping, None) };
-    let values: Vec<&str> =
-        preview.rows.iter().filter_map(|r| r.cells.get(index)).map(str::trim).collect();
-    let book = crate::validate::CampaignBook::new(campaigns.iter().cloned());
-    if book.names_any(values.iter().copied()) {
+    let mut mapping = chosen_mapping(preview, pairs);
+    if pairs.iter().any(|(k, _)| k.starts_with("role")) {
         return (mapping, None);
     }
-    let example = values.iter().find(|v| !v.is_empty()).unwrap_or(&"").to_string();
-    let mut roles = roles_of(&mapping, headers);
-    roles[index] = Role::parse("variable", "", &column).unwrap_or(Role::Ignore);
-    (with_roles(&mapping, headers, &roles), Some((column, example)))
+    let book = crate::validate::CampaignBook::new(campaigns.iter().cloned());
+    let unnamed = book.unname_campaign_column(&mut mapping, &preview.headers, &samples(preview));
+    (mapping, unnamed)
 }
 
 /// The pairs of a query string or form, in order.
@@ -130,21 +116,21 @@ pub(super) async fn headers_and_mapping(
 }
 
 /// Rows the inference looks at beside the headers (a column of `ja`/`nein` is consent, never
-/// a phone), as many as `import` reads ahead.
-const SAMPLE_ROWS: usize = 50;
+/// a phone; a campaign column's values name the account's campaigns or not).
+const SAMPLE_ROWS: usize = 200;
+
+/// The first rows' cells, by column, as the library's inference takes them.
+fn samples(preview: &super::Preview) -> Vec<Vec<String>> {
+    let rows = preview.rows.iter().take(SAMPLE_ROWS);
+    rows.map(|r| r.cells.iter().map(str::to_string).collect()).collect()
+}
 
 /// The mapping the person chose: the one the library infers from the headers and the first
 /// rows, with each column's role as the form says (`role3=variable&name3=firma`) where it
 /// says one.
 pub(super) fn chosen_mapping(preview: &super::Preview, pairs: &[(String, String)]) -> MappingFile {
     let headers = &preview.headers;
-    let samples: Vec<Vec<String>> = preview
-        .rows
-        .iter()
-        .take(SAMPLE_ROWS)
-        .map(|r| r.cells.iter().map(str::to_string).collect())
-        .collect();
-    let (inferred, _notes) = infer_from(headers, &samples);
+    let (inferred, _notes) = infer_from(headers, &samples(preview));
     let field = |name: String| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str());
     let mut roles = roles_of(&inferred, headers);
     let mut chosen = false;
@@ -361,14 +347,7 @@ fn roles_table(
         div class="table-wrap" role="region" aria-labelledby="columns-caption" tabindex="0" {
             table {
                 caption id="columns-caption" { (t.mapping_title) }
-                thead {
-                    tr {
-                        th scope="col" { (t.column) }
-                        th scope="col" { (t.role) }
-                        th scope="col" { (t.variable_name) }
-                        th scope="col" { (t.first_value) }
-                    }
-                }
+                (page::heads(&[t.column, t.role, t.variable_name, t.first_value]))
                 tbody {
                     @for (i, header) in preview.headers.iter().enumerate() {
                         @let value = first.and_then(|r| r.cells.get(i)).unwrap_or_default();

@@ -95,14 +95,7 @@ fn table(entries: &[crate::guards::NeverCallEntry], t: &Text) -> Markup {
     html! {
         div class="table-wrap" {
             table {
-                thead {
-                    tr {
-                        th scope="col" { (t.never_call_number) }
-                        th scope="col" { (t.never_call_added) }
-                        th scope="col" { (t.never_call_from) }
-                        th scope="col" {}
-                    }
-                }
+                (page::heads(&[t.never_call_number, t.never_call_added, t.never_call_from, ""]))
                 tbody {
                     @for entry in entries {
                         tr {

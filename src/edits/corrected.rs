@@ -105,7 +105,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("long.csv");
         let long = "é".repeat(40_000);
-        std::fs::write(&csv, format!("name,notes\nAnna,{long}\n")).unwrap();
+        let wide = "😀".repeat(20_000);
+        std::fs::write(&csv, format!("name,notes,more\nAnna,{long},{wide}\n")).unwrap();
         let out = dir.path().join("corrected.xlsx");
         let source = Source::open(&csv, &SourceOptions::default()).unwrap();
         let written = write_corrected(source, &Edits::default(), &out, &AtomicBool::new(false));
@@ -114,6 +115,9 @@ mod tests {
         let sheet = book.worksheet_range_at(0).unwrap().unwrap();
         let notes = sheet.get_value((1, 1)).unwrap().to_string();
         assert_eq!(notes.chars().count(), 32_767);
+        assert_eq!(notes, fit_to_excel(&long), "cut where the fix file cuts it");
+        let more = sheet.get_value((1, 2)).unwrap().to_string();
+        assert_eq!(more.chars().count(), 16_383, "counted in UTF-16 units, as Excel counts");
         assert_eq!(fit_to_excel("short"), "short");
         assert_eq!(fit_to_excel(&"😀".repeat(20_000)).chars().count(), 16_383, "UTF-16 units");
     }

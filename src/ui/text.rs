@@ -534,7 +534,9 @@ pub const EN: Text = Text {
     corrected_file: |stem| format!("{stem} – corrected.xlsx"),
     second_number: |phone| format!("second number {phone}"),
     journal_note: |path| {
-        format!("`leadsync import` with the same file resumes this run too. Its journal: {path}")
+        format!(
+            "The command line resumes this run too: leadsync import with the same file. Its journal: {path}"
+        )
     },
     back_mapping: "Back to the columns",
 
@@ -600,7 +602,7 @@ pub const EN: Text = Text {
         longer than Excel holds is cut to 32,767 characters, as in the fix file)",
     journal_edits_note: |journal, edits| {
         format!(
-            "`leadsync import` with the same file and `--edits {edits}` resumes this run too. Its journal: {journal}"
+            "The command line resumes this run too: leadsync import with the same file and --edits {edits}. Its journal: {journal}"
         )
     },
 
@@ -613,7 +615,7 @@ pub const EN: Text = Text {
     path_private: "leadsync does not read files from here: this folder holds system files or leadsync's own settings and keys. Upload the sheet instead, or copy it to a folder of your own first.",
     path_not_regular: "This is not an ordinary file: choose the sheet itself.",
     path_binary: "This file is neither a spreadsheet nor text: export the data as .xlsx or .csv and choose that file.",
-    upload_not_stored: "The file could not be stored in leadsync's state folder (the disk may be full, or the folder not writable): the terminal that runs `leadsync ui` says why.",
+    upload_not_stored: "The file could not be stored in leadsync's state folder (the disk may be full, or the folder not writable): the window in which leadsync runs says why.",
 };
 
 pub const DE: Text = Text {
@@ -910,7 +912,7 @@ pub const DE: Text = Text {
     second_number: |phone| format!("Zweitnummer {phone}"),
     journal_note: |path| {
         format!(
-            "`leadsync import` mit derselben Datei setzt diesen Lauf ebenfalls fort. Sein Journal: {path}"
+            "Die Kommandozeile setzt diesen Lauf ebenfalls fort: leadsync import mit derselben Datei. Sein Journal: {path}"
         )
     },
     back_mapping: "Zurück zu den Spalten",
@@ -982,7 +984,7 @@ pub const DE: Text = Text {
         Zeichen gekürzt)",
     journal_edits_note: |journal, edits| {
         format!(
-            "`leadsync import` mit derselben Datei und `--edits {edits}` setzt diesen Lauf ebenfalls fort. Sein Journal: {journal}"
+            "Die Kommandozeile setzt diesen Lauf ebenfalls fort: leadsync import mit derselben Datei und --edits {edits}. Sein Journal: {journal}"
         )
     },
 
@@ -996,7 +998,7 @@ pub const DE: Text = Text {
     path_private: "Aus diesem Ordner liest leadsync keine Dateien: Er enthält Systemdateien oder die Einstellungen und Schlüssel von leadsync. Laden Sie die Tabelle stattdessen hoch, oder kopieren Sie sie zuerst in einen eigenen Ordner.",
     path_not_regular: "Das ist keine gewöhnliche Datei: Wählen Sie die Tabelle selbst.",
     path_binary: "Diese Datei ist weder eine Tabelle noch Text: Exportieren Sie die Daten als .xlsx oder .csv und wählen Sie diese Datei.",
-    upload_not_stored: "Die Datei konnte nicht im Zustandsordner von leadsync gespeichert werden (vielleicht ist die Festplatte voll oder der Ordner nicht beschreibbar): Das Terminal, in dem `leadsync ui` läuft, sagt, warum.",
+    upload_not_stored: "Die Datei konnte nicht im Zustandsordner von leadsync gespeichert werden (vielleicht ist die Festplatte voll oder der Ordner nicht beschreibbar): Das Fenster, in dem leadsync läuft, sagt, warum.",
 };
 
 /// About how long `n` sends take at `rate` per second, in seconds or minutes.

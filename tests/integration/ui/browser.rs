@@ -242,12 +242,15 @@ fn chromium_takes_a_german_crm_export_to_leads_without_an_apply_step() {
         mapping.contains("<option value=\"\">Kampagne wählen</option>"),
         "asked for: {mapping}"
     );
+    let required = "<select id=\"campaign\" name=\"campaign\" required";
+    assert!(mapping.contains(required), "the browser sends no check without one: {mapping}");
     pages.push(mapping);
     // She chooses the campaign and checks at once: no other button pressed.
     driver.click(&session, "//select[@id='campaign']/option[contains(., 'Spring Outreach')]");
     let address = driver.url(&session);
     driver.press_enter(&session, "//button[normalize-space()='Alle Zeilen prüfen']");
     let check = driver.settled(&session, &address);
+    assert!(check.contains("Keine Einwilligung</strong>: Keine Einwilligung:"), "{check}");
     pages.push(check.clone());
     let checked = driver.url(&session);
     driver.screenshot(&session, "7-crm-check.png");
@@ -306,6 +309,8 @@ fn upload_in_german(driver: &WebDriver, ui: &TestUi, session: &str, file: &Path)
 fn assert_german(page: &str) {
     use leadsync::row::{IssueCode, Lang, RowStatus};
     let text = visible_text(page);
+    // The terminal's quoting, which every English row message uses and no German one does.
+    assert!(!text.contains('`'), "a backtick on a German page: {text}");
     for code in IssueCode::ALL {
         assert!(
             !text.contains(code.as_str()),

@@ -35,7 +35,11 @@ struct Running {
 
 impl Running {
     fn start(args: &[&str], state: &Path) -> Running {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_leadsync"))
+        // A usual umask, whatever the test runner's: what the UI writes must not rely on it.
+        // (`exec` keeps the process id, which the memory tests read.)
+        let mut command = Command::new("sh");
+        command.args(["-c", "umask 022; exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_leadsync")]);
+        let mut child = command
             .args(args)
             .env("LEADSYNC_STATE_DIR", state)
             .env_remove("RUST_LOG")
@@ -139,8 +143,10 @@ fn an_upload_is_streamed_to_disk_not_held_in_memory() {
 #[test]
 fn downloads_stream_from_disk_and_the_state_folder_stays_private() {
     use std::os::unix::fs::PermissionsExt;
-    let state = tempfile::tempdir().unwrap();
-    let ui = Running::start(&["ui", "--no-open"], state.path());
+    let base = tempfile::tempdir().unwrap();
+    // A state folder the UI makes itself, under a umask of 022.
+    let state_dir = base.path().join("state");
+    let ui = Running::start(&["ui", "--no-open"], &state_dir);
     let cookie = ui.login();
     let peak_kib = || ui.peak_kib();
     let line = "Anna Schmidt,+49 151 23456789,Berlin\n";
@@ -184,8 +190,10 @@ fn downloads_stream_from_disk_and_the_state_folder_stays_private() {
     );
 
     // Everything the check and its reports left is the user's alone.
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&state_dir), 0o700, "the state folder itself");
     let mut seen = 0;
-    let mut stack = vec![state.path().to_path_buf()];
+    let mut stack = vec![state_dir.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let meta = entry.metadata().unwrap();

@@ -234,6 +234,10 @@ fn the_assistant_chosen_on_the_mapping_page_checks_what_it_will_say() {
     );
     let form = super::steps::the_form(&page.body);
     assert!(form.contains("<select id=\"assistant\" name=\"assistant\">"), "sent with the check");
+    assert!(
+        form.contains("<option value=\"101\" selected>"),
+        "the one chosen, sent with the check"
+    );
 
     // Nothing fills `vertragsende`: the library refuses the run before any row.
     let check = |extra: &[(&str, &str)]| {

@@ -75,6 +75,7 @@ fn week_two_sends_only_what_is_new_and_never_the_number_left_out_for_good() {
     assert_eq!(figure(&page, "valid"), 20, "only the new ones are ready: {page}");
     assert!(page.contains("already on the service"), "{page}");
     assert!(page.contains("Send 20 leads") || page.contains("20 leads"), "{page}");
+    assert!(page.contains("Send 20 leads"), "the button counts only the new ones: {page}");
     send(&ui, &cookie, &check);
     let on_service: Vec<String> = leads().into_iter().map(|l| l.phone_number).collect();
     assert_eq!(on_service.len(), 29, "each once: {on_service:?}");
@@ -353,6 +354,8 @@ fn a_saved_mapping_brings_back_every_choice() {
         ("countries", "AT, DE"),
         ("block_shown", "1"),
         ("block", "toll_free"),
+        ("header_row", "1"),
+        ("encoding", "UTF-8"),
         ("save_name", "weekly export"),
     ];
     let saved = ui.send(ui.post(&format!("/mapping/{id}/save"), &cookie).form(&form));
@@ -375,6 +378,8 @@ fn a_saved_mapping_brings_back_every_choice() {
     assert!(page.contains("name=\"countries\" value=\"AT, DE\""), "{page}");
     assert!(page.contains("value=\"toll_free\" checked"), "{page}");
     assert!(!page.contains("value=\"premium_rate\" checked"), "as saved, not the default: {page}");
+    assert!(page.contains("name=\"header_row\" value=\"1\""), "{page}");
+    assert!(page.contains("name=\"encoding\" value=\"UTF-8\""), "{page}");
 }
 
 /// A mapping file that says on which row the column names are: its roles go to the columns of
@@ -415,7 +420,13 @@ fn a_list_a_saved_mapping_names_outlives_the_cleanup() {
         std::fs::write(saved.join("weekly.toml"), toml).unwrap();
         let when = std::time::SystemTime::now() - std::time::Duration::from_secs(90 * 24 * 3600);
         std::fs::File::open(&old).unwrap().set_modified(when).unwrap();
+        // Beside it, an upload as old that no mapping names.
+        let stray = config.state_dir.join("ui/uploads/fedcba9876543210");
+        std::fs::create_dir_all(&stray).unwrap();
+        std::fs::File::open(&stray).unwrap().set_modified(when).unwrap();
     });
     assert!(list.exists(), "kept: a saved mapping names it");
+    let stray = ui.dir.path().join("state/ui/uploads/fedcba9876543210");
+    assert!(!stray.exists(), "the cleanup ran: an old upload no mapping names is gone");
     drop(ui);
 }

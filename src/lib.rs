@@ -80,6 +80,7 @@ pub mod assistant;
 pub mod guards;
 pub mod validate;
 pub mod journal;
+pub mod ledger;
 pub mod report;
 pub mod client;
 pub mod pace;

@@ -16,6 +16,7 @@ mod claimed;
 mod lock;
 mod others;
 mod recover;
+pub mod regular;
 mod states;
 
 use std::fs::{File, OpenOptions};
@@ -475,7 +476,7 @@ fn slot_path(base: &Path, slot: usize) -> PathBuf {
 /// journal there (or no readable header, which the run itself then reports).
 fn first_line_accounts(path: &Path) -> Option<Vec<String>> {
     use std::io::{BufRead, Read};
-    let file = File::open(path).ok()?;
+    let file = regular::open_file(path).ok()?;
     let mut line = String::new();
     std::io::BufReader::new(file).take(1 << 20).read_line(&mut line).ok()?;
     let header: RunHeader = serde_json::from_str(line.trim_end()).ok()?;
@@ -560,7 +561,7 @@ impl Opening {
 /// tail only: an old journal can be large).
 fn old_run_finished(path: &Path) -> bool {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = File::open(path) else { return false };
+    let Ok(mut file) = regular::open_file(path) else { return false };
     let len = file.metadata().map_or(0, |m| m.len());
     let mut tail = Vec::new();
     let read = file
@@ -582,4 +583,4 @@ pub fn fingerprint_file(path: &Path) -> std::io::Result<String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -8,8 +8,7 @@
 //! lines without parsing them whole: a thousand journals of a thousand rows take a fraction of
 //! a second (`cargo test --release --lib scan_a_thousand_journals -- --ignored --nocapture`).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use super::{Claimed, RunHeader};
@@ -32,14 +31,18 @@ pub fn claimed_elsewhere(folders: &[PathBuf], own: &Path, header: &RunHeader) ->
 }
 
 fn collect_ids(path: &Path, header: &RunHeader, ids: &mut Vec<u64>) {
-    let Ok(file) = File::open(path) else { return };
-    let mut lines = BufReader::with_capacity(1 << 16, file).split(b'\n');
-    let Some(Ok(first)) = lines.next() else { return };
-    let Ok(theirs) = serde_json::from_slice::<RunHeader>(&first) else { return };
+    // Only regular files: a FIFO named like a journal would block the run holding its lock.
+    let Ok(file) = super::regular::open_regular(path) else { return };
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    if super::regular::next_line(&mut reader, &mut line).is_none() {
+        return;
+    }
+    let Ok(theirs) = serde_json::from_slice::<RunHeader>(&line) else { return };
     if theirs.service != header.service || !theirs.same_account(header) {
         return;
     }
-    for line in lines.map_while(Result::ok) {
+    while super::regular::next_line(&mut reader, &mut line).is_some() {
         if let Some(id) = lead_id_of(&line) {
             ids.push(id);
         }

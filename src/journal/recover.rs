@@ -7,8 +7,7 @@
 //! could make a row look unsent, so it stops the run with an error naming the line.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::states::RowStates;
@@ -108,7 +107,7 @@ impl Recovered {
 
     /// Reads what the journal at `path` holds. A missing file is an empty journal.
     pub fn read(path: &Path) -> Result<Recovered, JournalError> {
-        let file = match File::open(path) {
+        let file = match super::regular::open_file(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recovered::default()),
             Err(source) => return Err(io_err(path, source)),
@@ -119,9 +118,17 @@ impl Recovered {
         let (mut offset, mut number) = (0u64, 0u64);
         loop {
             line.clear();
-            let read = reader.read_until(b'\n', &mut line).map_err(|e| io_err(path, e))?;
+            let mut bounded = reader.by_ref().take(super::regular::MAX_LINE);
+            let read = bounded.read_until(b'\n', &mut line).map_err(|e| io_err(path, e))?;
             if read == 0 {
                 return Ok(recovered.settled());
+            }
+            if read as u64 == super::regular::MAX_LINE && line.last() != Some(&b'\n') {
+                return Err(JournalError::Corrupt {
+                    path: path.display().to_string(),
+                    line: number + 1,
+                    reason: "a line longer than 1 MiB".into(),
+                });
             }
             number += 1;
             let complete = line.last() == Some(&b'\n');

@@ -2,7 +2,7 @@ use std::io::Write;
 
 use super::*;
 
-pub(super) fn header() -> RunHeader {
+pub(crate) fn header() -> RunHeader {
     RunHeader {
         event: "run".into(),
         version: FORMAT_VERSION,

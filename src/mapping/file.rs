@@ -25,6 +25,10 @@ pub struct MappingFile {
     /// Header of a column holding each row's campaign, by id or by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub campaign_column: Option<String>,
+    /// Header of a column holding the CRM's own id of each record (`id = "Kunden-Nr"`): a lead
+    /// is then its campaign and that id, whatever its number or the rest of the row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// One campaign for every row, by id or by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub campaign: Option<CampaignRef>,

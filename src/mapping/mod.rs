@@ -40,6 +40,8 @@ pub struct Plan {
     pub contacts: Vec<ContactPlan>,
     /// Default region for numbers without a country code.
     pub region: String,
+    /// The column of the CRM's record id, when the mapping names one (`id = "…"`).
+    pub record_id: Option<usize>,
 }
 
 /// The journal fingerprints the mapping by this text (`pipeline`): a plan with one phone
@@ -56,8 +58,11 @@ impl std::fmt::Debug for Plan {
             .field("variables", &self.variables)
             .field("constants", &self.constants)
             .field("contacts", &self.contacts)
-            .field("region", &self.region)
-            .finish()
+            .field("region", &self.region);
+        if let Some(id) = self.record_id {
+            plan.field("record_id", &id);
+        }
+        plan.finish()
     }
 }
 
@@ -94,7 +99,27 @@ pub enum MappingError {
         "no campaign for the leads: add a campaign column, set `campaign = …` in the mapping, or pass `--campaign ID|NAME`"
     )]
     NoCampaign,
+    #[error(
+        "the mapping sends `{name}` as a lead variable, but `leadsync_key` is the variable leadsync writes itself to know its leads: a column sent under that name would make leadsync take one lead for another. Rename the variable in the mapping (or leave the column out); to say who a lead is by your CRM's record id, write `id = \"<column>\"` instead"
+    )]
+    OwnKey { name: String },
 }
+
+/// A mapping may not send the variable that carries leadsync's own key (`push::key`): the key
+/// says who a lead is, and a column sent under its name would say it wrongly.
+fn refuse_own_key(
+    variables: &[(&'static str, Vec<usize>)],
+    constants: &[(&'static str, String)],
+) -> Result<(), MappingError> {
+    let names = variables.iter().map(|(n, _)| *n).chain(constants.iter().map(|(n, _)| *n));
+    match names.into_iter().find(|n| n.eq_ignore_ascii_case(OWN_KEY)) {
+        Some(name) => Err(MappingError::OwnKey { name: name.to_string() }),
+        None => Ok(()),
+    }
+}
+
+/// The variable leadsync's key travels in (`push::key::VARIABLE`, which sits above this floor).
+pub const OWN_KEY: &str = "leadsync_key";
 
 /// Column names for a one-line message, each as `Name`; one holding a line break or another
 /// control character as a quoted string with escapes (`"Mobile\nnumber"`), which is also how
@@ -177,13 +202,25 @@ impl MappingFile {
             variables
                 .extend(self.unmapped_columns(headers, &phones, &campaign, &variables, &contacts));
         }
-        let constants = self.constants.iter().map(|(k, v)| (intern(k), v.clone())).collect();
+        let constants: Vec<(&'static str, String)> =
+            self.constants.iter().map(|(k, v)| (intern(k), v.clone())).collect();
         // A country is asked for here as in a country column: `DE`, `Deutschland`, `Schweiz`.
         let region = match self.region.as_deref() {
             Some(asked) => crate::phone::region_of(asked).unwrap_or_else(|| asked.to_string()),
             None => DEFAULT_REGION.to_string(),
         };
-        Ok(Plan { phone, phone_fallbacks, campaign, variables, constants, contacts, region })
+        let record_id = self.id.as_deref().map(|h| finder.find("id", h)).transpose()?;
+        refuse_own_key(&variables, &constants)?;
+        Ok(Plan {
+            phone,
+            phone_fallbacks,
+            campaign,
+            variables,
+            constants,
+            contacts,
+            region,
+            record_id,
+        })
     }
 
     fn unmapped_columns(
@@ -287,6 +324,12 @@ impl Plan {
             CampaignSource::Column(c) => cells.get(*c).unwrap_or("").trim().to_string(),
             CampaignSource::Fixed(fixed) => fixed.as_text(),
         }
+    }
+
+    /// The row's record id, when the mapping names an id column and its cell holds one.
+    pub fn record_id(&self, cells: &csv::StringRecord) -> Option<String> {
+        let id = cells.get(self.record_id?)?.trim();
+        (!id.is_empty()).then(|| id.to_string())
     }
 
     /// The lead's variables: mapped cells (trimmed, empty ones left out) then constants.

@@ -114,6 +114,8 @@ pub struct PushOptions {
     pub run_key: String,
     /// What a changed source or mapping does to an unfinished run.
     pub on_change: OnChange,
+    /// Which front sends (`import`, `sync`, `ui`), for where the ledger says a lead came from.
+    pub front: &'static str,
 }
 
 /// How an import went.
@@ -170,6 +172,8 @@ pub enum PipelineError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Collect(#[from] CollectError),
+    #[error(transparent)]
+    Ledger(#[from] crate::ledger::LedgerError),
     #[error(transparent)]
     Guards(#[from] GuardError),
     #[error("fetching the suppression list")]
@@ -411,13 +415,7 @@ fn head_count(head: &[Vec<RowReport>], plan: &SendPlan) -> progress::SendCount {
     // the collector keeps its own.
     let mut preview = plan.skip_existing.then(|| {
         let index = LeadIndex::clone(&plan.index);
-        SkipPreview::new(
-            index,
-            &plan.location,
-            plan.sheet.as_deref(),
-            plan.lead_key,
-            plan.allow_duplicates,
-        )
+        SkipPreview::new(index, plan.lead_key, plan.allow_duplicates)
     });
     let mut count = progress::SendCount::default();
     for row in head.iter().flatten() {
@@ -462,8 +460,8 @@ async fn skip_preview(
     sheet: Option<&str>,
 ) -> Result<SkipPreview, PipelineError> {
     let index = LeadIndex::load(client).await.map_err(PipelineError::Leads)?;
-    let location = absolute_location(&opts.location);
-    Ok(SkipPreview::new(index, &location, sheet, lead_key(opts), opts.allow_duplicates))
+    let _ = sheet;
+    Ok(SkipPreview::new(index, lead_key(opts), opts.allow_duplicates))
 }
 
 /// Before the first row is sent: the run's lock, then the service's leads (for
@@ -489,14 +487,26 @@ async fn prepare_send(
     // The baseline is set below, for a new run; a resumed run keeps its own.
     let header = run_header(opts, plan, source, service, &accounts, 0, client)?;
     let mut opening = journal::Opening::read(lock, &header, push.on_change, push.restart)?;
+    let mut ledger = open_ledger(opts, push, source, &header.service)?;
+    let claimed_by_others = ledger.claimed_by_others()?;
+    // A ledger that never learnt this account's leads (a new machine, a lost state folder)
+    // learns them from the service first: a lead is never sent again because it was lost.
+    let relearn = !ledger.knows_account(&accounts)?;
     let listed_at = crate::push::now_ms();
     let carried = carried_doubts(&mut opening, &header, client, listed_at);
-    let index = if needs_lead_list(&opening, push.skip_existing) || !carried.is_empty() {
+    let index_loaded = needs_lead_list(&opening, push.skip_existing)
+        || !carried.is_empty()
+        || !claimed_by_others.is_empty()
+        || relearn;
+    let index = if index_loaded {
         LeadIndex::load(client).await.map_err(PipelineError::Leads)?
     } else {
         tracing::info!("lead list not read: the run resumes with no row in doubt");
         LeadIndex::default()
     };
+    if relearn {
+        ledger.learn_list(&accounts, index.identities())?;
+    }
     let header = journal::RunHeader { baseline_lead_id: index.max_id(), ..header };
     let (mut journal, mut recovered) = opening.start(header.clone())?;
     if !carried.is_empty() {
@@ -541,7 +551,25 @@ async fn prepare_send(
         timeout: client.timeout(),
         identity,
         display: opts.display,
+        ledger,
+        index_loaded,
+        claimed_by_others,
     })
+}
+
+/// The state folder's ledger, for a run of `source` against `service` from `push.front`.
+fn open_ledger(
+    opts: &ImportOptions,
+    push: &PushOptions,
+    source: &Source,
+    service: &str,
+) -> Result<crate::ledger::Ledger, PipelineError> {
+    let origin = crate::ledger::RunOrigin {
+        source: opts.location.clone(),
+        sheet: source.sheet.clone(),
+        front: push.front.to_string(),
+    };
+    Ok(crate::ledger::Ledger::open(&push.state_dir, service, origin)?)
 }
 
 /// The writes in doubt of the journal a new run replaces (a changed sheet under `sync`, a

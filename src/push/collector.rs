@@ -22,6 +22,7 @@ use super::reconcile::{LeadIndex, RowId};
 use super::{Job, Pool, PushConfig, Sent, Slot, Workers, content_fingerprint};
 use crate::client::{Client, NewContact, NewLead};
 use crate::journal::{Attempt, Entry, Final, Journal, JournalError, Recovered, RowState, fp_text};
+use crate::ledger::{Granted, Held, Intent, Known, Ledger, LedgerError, Origin, Settled};
 use crate::progress::Progress;
 use crate::report::{ReportError, Reports};
 use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
@@ -56,6 +57,15 @@ pub struct SendPlan {
     pub identity: crate::journal::RunHeader,
     /// How lines are said while the run goes (the wait for writes in doubt is said).
     pub display: crate::progress::Display,
+    /// Who each lead is, for every run of the state folder: consulted before each row is
+    /// sent, claimed in a transaction before its write leaves.
+    pub ledger: Ledger,
+    /// The lead list was read at the start (`index` holds it); without it a row another run
+    /// holds in doubt waits for the lists read at the end.
+    pub index_loaded: bool,
+    /// Identities other runs held claims on when this one started: a row this run's journal
+    /// settled is written into the ledger over such a claim.
+    pub claimed_by_others: std::collections::HashSet<u64>,
 }
 
 /// How the sending went, beyond the row counts.
@@ -98,6 +108,8 @@ pub enum CollectError {
     Report(#[from] ReportError),
     #[error("fetching the lead list to reconcile rows in doubt")]
     LeadList(#[source] crate::client::ClientError),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
 }
 
 /// A row on its way to the service.
@@ -109,6 +121,9 @@ pub(super) struct Flight {
     pub keyed: bool,
     /// Times this row was sent again after a write in doubt.
     pub resends: u32,
+    /// A lead list asked for at this time (Unix ms) did not hold the row: another run's claim
+    /// whose write could no longer commit by then may be taken over.
+    pub checked_at: Option<u64>,
 }
 
 pub struct Collector {
@@ -133,6 +148,9 @@ pub struct Collector {
     pub(super) summary: PushSummary,
     /// Each row's key, in file order.
     pub(super) keys: RowKeys,
+    /// Leads learnt and not yet in the ledger: written with the next claims, in one
+    /// transaction (a kill loses at most these, which stay claims the next run settles).
+    ledger_learnt: Vec<Settled>,
     /// When the first request went out, and the last answer came back.
     first_sent: Option<std::time::Instant>,
     last_answer: Option<std::time::Instant>,
@@ -147,7 +165,7 @@ impl Collector {
     ) -> Collector {
         let Workers { jobs, results, pool } = Workers::start(client, &plan.config);
         let claimed = std::mem::take(&mut plan.recovered.claimed);
-        let keys = RowKeys::new(&plan.location, plan.sheet.as_deref());
+        let keys = RowKeys::new(plan.allow_duplicates);
         let summary = PushSummary {
             journal: plan.journal.path().to_path_buf(),
             identity: Some(plan.identity.clone()),
@@ -168,6 +186,7 @@ impl Collector {
             claimed,
             summary,
             keys,
+            ledger_learnt: Vec::new(),
             first_sent: None,
             last_answer: None,
         }
@@ -237,6 +256,7 @@ impl Collector {
         self.jobs.take();
         self.pool.join().await;
         self.plan.journal.sync()?;
+        self.plan.ledger.record(&std::mem::take(&mut self.ledger_learnt))?;
         let reports = self.order.finish()?;
         Ok((reports, self.summary, self.plan.journal))
     }
@@ -248,9 +268,9 @@ impl Collector {
         self.order.read(row.row);
         // Every row with a number and a campaign takes its place in the count of identical
         // rows, valid or not, so a guard that turns one away does not shift the others' keys.
-        let identity = (row.phone.is_some() && row.campaign_id.is_some()).then(|| {
+        let identity = self.keys.next(&row).map(|key| {
             let fp = content_fingerprint(&job_for(&row, self.plan.allow_duplicates, None).lead);
-            (fp, self.keys.next(fp))
+            (fp, key)
         });
         let Some((fp, key)) = identity.filter(|_| row.status == RowStatus::Valid) else {
             return self.held_back(row, identity);
@@ -261,6 +281,10 @@ impl Collector {
                     self.same_content(row.row, settled, fp)?;
                 }
                 self.summary.from_journal += 1;
+                if self.plan.claimed_by_others.contains(&key) {
+                    // The journal's run died before the ledger learnt this outcome.
+                    self.learnt(&row, key, fp, status, lead_id, false);
+                }
                 apply_final(&mut row, status, lead_id, message.as_deref());
                 return self.report(row);
             }
@@ -274,20 +298,108 @@ impl Collector {
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
                     let commit_by = carried.commit_by;
                     let (resends, sendable, earlier) = (0, true, true);
-                    let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier };
+                    let foreign = false;
+                    let doubt =
+                        Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     return self.decide_now(doubt);
+                }
+                match self.plan.ledger.lookup(key)? {
+                    Known::Sent { lead_id, origin } => {
+                        return self.sent_before(row, fp, lead_id, &origin);
+                    }
+                    Known::Claimed(held) => return self.claimed_elsewhere(row, fp, key, held),
+                    Known::Ours | Known::Unknown => {}
                 }
                 if self.plan.skip_existing
                     && let Some(id) = self.already_there(&row, key)
                 {
-                    return self.settle_found(row, fp, Final::Skipped, id);
+                    return self.settle_found(row, fp, key, Final::Skipped, id, false);
                 }
             }
         }
         let keyed = self.plan.lead_key;
         let job = job_for(&row, self.plan.allow_duplicates, keyed.then_some(key));
-        self.queue(Flight { row, fp, key, keyed, resends: 0 }, job);
+        self.queue(Flight { row, fp, key, keyed, resends: 0, checked_at: None }, job);
         Ok(())
+    }
+
+    /// A row whose lead the ledger knows: sent before, from this or any other source or front.
+    /// Reported as already on the service, with where and when it was sent, never created.
+    fn sent_before(
+        &mut self,
+        mut row: RowReport,
+        fp: u64,
+        lead_id: Option<u64>,
+        origin: &Origin,
+    ) -> Result<(), CollectError> {
+        self.summary.reconciled += 1;
+        let said = sent_before_said(lead_id, origin);
+        let issue = Issue::said(IssueCode::AlreadyExists, Some("phone_number".into()), said);
+        let entry = Entry::Outcome {
+            row: row.row,
+            status: Final::Skipped,
+            fp: fp_text(fp),
+            lead_id,
+            message: Some(issue.message.clone()),
+            commit_by: None,
+            reconciled: true,
+            key: None,
+            keyed: false,
+        };
+        self.plan.journal.outcome(&entry)?;
+        row.lead_id = lead_id;
+        row.status = RowStatus::Skipped;
+        row.warnings.push(issue);
+        self.report(row)
+    }
+
+    /// A row whose identity another run holds a claim on (sending it now, or left in doubt by
+    /// a run that died): settled like a write in doubt, from the lead list, and sent only once
+    /// a list read after that write's deadline shows it never arrived.
+    fn claimed_elsewhere(
+        &mut self,
+        row: RowReport,
+        fp: u64,
+        key: u64,
+        held: Held,
+    ) -> Result<(), CollectError> {
+        let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Content };
+        let doubt = Doubt {
+            row,
+            fp,
+            key,
+            id,
+            commit_by: held.commit_by,
+            resends: 0,
+            sendable: true,
+            earlier: true,
+            foreign: true,
+        };
+        if self.plan.index_loaded { self.decide_now(doubt) } else { self.hold_in_doubt(doubt) }
+    }
+
+    /// Notes a lead learnt for the ledger, written with the next claims.
+    fn learnt(
+        &mut self,
+        row: &RowReport,
+        key: u64,
+        fp: u64,
+        status: Final,
+        lead_id: Option<u64>,
+        keep_origin: bool,
+    ) {
+        if !matches!(status, Final::Created | Final::Skipped) {
+            return;
+        }
+        self.ledger_learnt.push(Settled {
+            key,
+            campaign_id: row.campaign_id.unwrap_or_default(),
+            phone: row.phone.clone().unwrap_or_default(),
+            lead_id,
+            digest: fp,
+            row: row.row,
+            keep_origin,
+        });
     }
 
     /// The lead `--skip-existing` finds for a row, by its key first.
@@ -321,7 +433,7 @@ impl Collector {
         let commit_by = commit_by.unwrap_or_else(|| doubt::after(self.plan.listed_at, window));
         let key = sending.key.unwrap_or(key);
         let id = if sending.keyed { RowId::Keyed(key) } else { RowId::Content };
-        Doubt { row, fp, key, id, commit_by, resends: 0, sendable, earlier: true }
+        Doubt { row, fp, key, id, commit_by, resends: 0, sendable, earlier: true, foreign: false }
     }
 
     /// Decides a row in doubt from the lead list read at the start; holds it when it must wait.
@@ -377,7 +489,12 @@ impl Collector {
             return self.decide_held_back(doubt, verdict);
         }
         match verdict {
-            Verdict::Settle(status, id) => self.settle_found(doubt.row, doubt.fp, status, id)?,
+            Verdict::Settle(status, id) => {
+                // Another run's write: its lead, already on the service before this row.
+                let status = if doubt.foreign { Final::Skipped } else { status };
+                let (row, fp, key, foreign) = (doubt.row, doubt.fp, doubt.key, doubt.foreign);
+                self.settle_found(row, fp, key, status, id, foreign)?;
+            }
             Verdict::Wait => return Ok(Some(doubt)),
             Verdict::GiveUp => self.given_up.push(doubt),
             Verdict::Resend => {
@@ -385,7 +502,8 @@ impl Collector {
                 let job =
                     job_for(&doubt.row, self.plan.allow_duplicates, keyed.then_some(doubt.key));
                 let (row, fp, key, resends) = (doubt.row, doubt.fp, doubt.key, doubt.resends + 1);
-                self.queue(Flight { row, fp, key, keyed, resends }, job);
+                let checked_at = Some(listed_at);
+                self.queue(Flight { row, fp, key, keyed, resends, checked_at }, job);
             }
         }
         Ok(None)
@@ -439,6 +557,7 @@ impl Collector {
             .drain(..count)
             .filter(|job| self.in_flight.contains_key(&job.row))
             .collect();
+        let jobs = self.claim_in_ledger(jobs)?;
         let (timeout, in_flight) = (self.plan.timeout, &self.in_flight);
         self.plan.journal.attempts_of(jobs.iter().map(|job| {
             let flight = &in_flight[&job.row];
@@ -467,9 +586,60 @@ impl Collector {
         Ok(())
     }
 
+    /// Claims the identities of `jobs` in the ledger (with what was learnt since the last
+    /// claims) and keeps the jobs that may leave; a row another run sent or is sending
+    /// meanwhile is reported so and not sent.
+    fn claim_in_ledger(&mut self, jobs: Vec<Job>) -> Result<Vec<Job>, CollectError> {
+        let commit_by = doubt::deadline(std::time::SystemTime::now(), self.plan.timeout);
+        let intents: Vec<Intent> = jobs
+            .iter()
+            .map(|job| {
+                let flight = &self.in_flight[&job.row];
+                Intent {
+                    key: flight.key,
+                    campaign_id: job.lead.campaign_id,
+                    phone: job.lead.phone_number.as_str(),
+                    sent_key: flight.key,
+                    keyed: flight.keyed,
+                    commit_by,
+                    row: job.row,
+                    checked_at: flight.checked_at,
+                }
+            })
+            .collect();
+        let learnt = std::mem::take(&mut self.ledger_learnt);
+        let granted = self.plan.ledger.claim(&learnt, &intents)?;
+        drop(intents);
+        let mut going = Vec::with_capacity(jobs.len());
+        for (job, granted) in jobs.into_iter().zip(granted) {
+            let refused = match granted {
+                Granted::Go => {
+                    going.push(job);
+                    continue;
+                }
+                Granted::Sent { lead_id, origin } => (Some(lead_id), origin),
+                Granted::UnderWay(held) => (None, held.origin),
+            };
+            let Some(Flight { mut row, fp, .. }) = self.in_flight.remove(&job.row) else {
+                continue;
+            };
+            match refused {
+                (Some(lead_id), origin) => self.sent_before(row, fp, lead_id, &origin)?,
+                (None, origin) => {
+                    let said = Said::UnderWay { source: origin.source, front: origin.front };
+                    row.status = RowStatus::Failed;
+                    row.errors.push(Issue::said(IssueCode::RequestFailed, None, said));
+                    self.report(row)?;
+                }
+            }
+        }
+        Ok(going)
+    }
+
     /// A worker's answer for `row`.
     pub(super) fn settle(&mut self, row_number: u64, sent: Sent) -> Result<(), CollectError> {
-        let Some(Flight { mut row, fp, key, keyed, resends }) = self.in_flight.remove(&row_number)
+        let Some(Flight { mut row, fp, key, keyed, resends, .. }) =
+            self.in_flight.remove(&row_number)
         else {
             return Ok(());
         };
@@ -482,6 +652,7 @@ impl Collector {
             Sent::Rejected { message, .. } => (Final::Rejected, None, Some(message)),
             Sent::Failed { message } => (Final::Failed, None, Some(message)),
             Sent::InDoubt { message, commit_by } => {
+                self.plan.ledger.in_doubt(key, commit_by)?;
                 let said = Said::SendFailed { detail: message };
                 row.errors.push(Issue::said(IssueCode::RequestFailed, None, said));
                 let id = if keyed { RowId::Keyed(key) } else { RowId::Content };
@@ -495,6 +666,7 @@ impl Collector {
                     resends,
                     sendable,
                     earlier,
+                    foreign: false,
                 });
             }
         };
@@ -502,18 +674,28 @@ impl Collector {
         if let Some(id) = lead_id {
             self.claimed.insert(id);
         }
+        match status {
+            Final::Created | Final::Skipped => self.learnt(&row, key, fp, status, lead_id, false),
+            // Refused, or never acted on: the identity is free again.
+            _ => self.plan.ledger.release(&[key])?,
+        }
         apply_final(&mut row, status, lead_id, message.as_deref());
         self.report(row)
     }
 
+    /// A row settled from the lead list: `key` is its identity, and `foreign` says the lead was
+    /// written by another run that claimed it (whose origin the ledger keeps).
     pub(super) fn settle_found(
         &mut self,
         mut row: RowReport,
         fp: u64,
+        key: u64,
         status: Final,
         lead_id: u64,
+        foreign: bool,
     ) -> Result<(), CollectError> {
         self.summary.reconciled += 1;
+        self.learnt(&row, key, fp, status, Some(lead_id), foreign);
         let message = match status {
             Final::Skipped => Some(format!("already on the service as lead {lead_id}")),
             _ => None,
@@ -647,4 +829,20 @@ fn new_lead(row: &RowReport, allow_duplicates: bool) -> NewLead {
 /// A row's variables as the service's request model holds them.
 fn lead_variables(variables: &crate::row::Variables) -> crate::client::Variables {
     variables.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
+}
+
+/// What a row whose lead the ledger knows says: the lead, and where and when it was sent.
+fn sent_before_said(lead: Option<u64>, origin: &Origin) -> Said {
+    let at = i64::try_from(origin.at)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map(|at| at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default();
+    Said::SentBefore {
+        lead,
+        source: origin.source.clone(),
+        row: origin.row,
+        front: origin.front.clone(),
+        at,
+    }
 }

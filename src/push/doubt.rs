@@ -64,6 +64,9 @@ pub struct Doubt {
     /// Sent by an earlier run (one stopped hard, or one whose doubts this run takes over), not
     /// this one: for what the wait for its deadline says.
     pub earlier: bool,
+    /// Claimed in the ledger by another run (another source, front or process): a lead found
+    /// for it is that run's, so the row is reported as already on the service, never created.
+    pub foreign: bool,
 }
 
 /// Where a row in doubt stands: its commit deadline (Unix ms) and resends made and allowed.

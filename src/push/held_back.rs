@@ -39,7 +39,9 @@ impl Collector {
                     let commit_by = carried.commit_by;
                     let fp = identity.map_or(0, |(fp, _)| fp);
                     let (resends, sendable, earlier) = (0, false, true);
-                    let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier };
+                    let foreign = false;
+                    let doubt =
+                        Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     self.decide_now(doubt)
                 }
                 None => match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(k)?))) {

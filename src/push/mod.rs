@@ -13,7 +13,7 @@
 mod collector;
 mod doubt;
 mod held_back;
-pub mod key;
+pub use crate::ledger::identity as key;
 mod order;
 mod preview;
 mod reconcile;

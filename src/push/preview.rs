@@ -2,8 +2,6 @@
 //! service already (by its own key, else as `--skip-existing` finds it) is reported as
 //! skipped, so "561 valid" no longer stands for 561 rows that a real run would not send.
 
-use super::collector::job_for;
-use super::content_fingerprint;
 use super::key::RowKeys;
 use super::reconcile::{LeadIndex, RowId};
 use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
@@ -17,25 +15,14 @@ pub struct SkipPreview {
 }
 
 impl SkipPreview {
-    /// `location` is the source's canonical path or URL: a row's key is made of it.
-    pub fn new(
-        index: LeadIndex,
-        location: &str,
-        sheet: Option<&str>,
-        lead_key: bool,
-        allow_duplicates: bool,
-    ) -> SkipPreview {
-        SkipPreview { index, keys: RowKeys::new(location, sheet), lead_key, allow_duplicates }
+    pub fn new(index: LeadIndex, lead_key: bool, allow_duplicates: bool) -> SkipPreview {
+        SkipPreview { index, keys: RowKeys::new(allow_duplicates), lead_key, allow_duplicates }
     }
 
     /// Marks `row` skipped when a real run would skip it. Every row with a number and a
     /// campaign is counted for the keys, as a real run counts them.
     pub fn judge(&mut self, row: &mut RowReport) {
-        if row.phone.is_none() || row.campaign_id.is_none() {
-            return;
-        }
-        let fp = content_fingerprint(&job_for(row, self.allow_duplicates, None).lead);
-        let key = self.keys.next(fp);
+        let Some(key) = self.keys.next(row) else { return };
         if row.status != RowStatus::Valid {
             return;
         }

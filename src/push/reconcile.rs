@@ -120,8 +120,25 @@ impl LeadIndex {
         if !allow_duplicates {
             return older.map(|(id, ..)| *id).next();
         }
-        let wanted = variables_hash(variables.iter());
-        older.filter(|(_, hash, keyed)| !keyed && *hash == wanted).map(|(id, ..)| *id).next()
+        // A lead written without a key (by hand, another tool, an older version) with the
+        // row's campaign and number is the row's lead, whatever else it holds.
+        let _ = variables;
+        older.filter(|(_, _, keyed)| !keyed).map(|(id, ..)| *id).next()
+    }
+
+    /// Every lead on the list by its identities (`key::identity_key`): its campaign and number,
+    /// the n-th lead of a number being its n-th occurrence; and by the key it carries, if any.
+    /// As (key, campaign, number, lead id), for the ledger to learn a list it lost.
+    pub fn identities(&self) -> impl Iterator<Item = (u64, u64, String, u64)> + '_ {
+        let by_number = self.by_key.iter().flat_map(|(&(campaign, number), leads)| {
+            let phone = format!("+{number}");
+            leads.iter().enumerate().map(move |(n, &(id, ..))| {
+                let who = key::Who::Number(&phone, u32::try_from(n).unwrap_or(u32::MAX));
+                (key::identity_key(campaign, who), campaign, phone.clone(), id)
+            })
+        });
+        let by_key = self.by_lead_key.iter().map(|(&own, &id)| (own, 0, String::new(), id));
+        by_number.chain(by_key)
     }
 
     /// Decides a row in doubt: by its key when it was sent with one, else by content.

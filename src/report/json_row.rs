@@ -235,6 +235,7 @@ mod tests {
             status: statuses[rng.random_range(0..statuses.len())],
             phone: maybe(rng, text),
             campaign_id: maybe(rng, |r| r.random()),
+            record_id: None,
             lead_id: maybe(rng, |r| r.random_range(0..1000)),
             variables: variables(rng),
             errors: issues(rng),

@@ -47,6 +47,7 @@ fn build(spec: Spec) -> RowReport {
         status: spec.status,
         phone: spec.phone.map(String::from),
         campaign_id: spec.campaign.map(|c| c.0),
+        record_id: None,
         lead_id: (spec.status == RowStatus::Created).then_some(9000 + spec.row),
         variables,
         errors: spec.errors,

@@ -230,6 +230,9 @@ pub struct RowReport {
     /// E.164, when the number could be normalized.
     pub phone: Option<String>,
     pub campaign_id: Option<u64>,
+    /// The CRM's own id of the record, when the mapping names an id column: who the lead is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_id: Option<String>,
     pub lead_id: Option<u64>,
     pub variables: Variables,
     pub errors: Vec<Issue>,
@@ -257,6 +260,7 @@ impl RowReport {
             status,
             phone: None,
             campaign_id: None,
+            record_id: None,
             lead_id: None,
             variables: Default::default(),
             errors: Vec::new(),

@@ -136,6 +136,20 @@ pub enum Said {
     AlreadyALead {
         lead: u64,
     },
+    /// The ledger knows the row's lead: sent before, from `source` row `row` by `front` at
+    /// `at`; `lead` unknown when the service only answered that it had it.
+    SentBefore {
+        lead: Option<u64>,
+        source: String,
+        row: u64,
+        front: String,
+        at: String,
+    },
+    /// Another run is sending the row's lead right now (or holds its write in doubt).
+    UnderWay {
+        source: String,
+        front: String,
+    },
     /// The service refused the lead; `detail`: its words.
     ServiceRefused {
         detail: String,
@@ -344,6 +358,19 @@ fn en(said: &Said) -> Option<String> {
         Said::AlreadyALead { lead } => {
             format!("already on the service as lead {lead}: a real run skips it")
         }
+        Said::SentBefore { lead, source, row, front, at } => {
+            let lead = lead.map(|id| format!(" as lead {id}")).unwrap_or_default();
+            let whence = match row {
+                0 => format!("found on the service's lead list on {at}"),
+                _ => format!("sent from `{source}` row {row} ({front}) on {at}"),
+            };
+            format!(
+                "already on the service{lead}: {whence}; a lead is its campaign and number (or record id), so it is not sent again"
+            )
+        }
+        Said::UnderWay { source, front } => format!(
+            "another leadsync run ({front} of `{source}`) is sending this lead right now: run again once it is done, and it is settled without a second copy"
+        ),
         Said::ServiceRefused { detail } | Said::SendFailed { detail } => detail.clone(),
         Said::InDoubt => "in doubt: the service may have stored this lead; the next run checks the lead list before sending it again".into(),
     })
@@ -490,6 +517,20 @@ fn de(said: &Said) -> Option<String> {
         Said::AlreadyALead { lead } => {
             format!("Schon beim Dienst als Lead {lead}: Ein echter Lauf überspringt die Zeile")
         }
+        Said::SentBefore { lead, source, row, front, at } => {
+            let lead = lead.map(|id| format!(" als Lead {id}")).unwrap_or_default();
+            let whence = match row {
+                0 => format!("am {at} in der Lead-Liste des Dienstes gefunden"),
+                _ => format!("gesendet aus {}, Zeile {row} ({front}), am {at}", q(source)),
+            };
+            format!(
+                "Schon beim Dienst{lead}: {whence}; ein Lead ist seine Kampagne und Nummer (oder Datensatz-ID), daher wird er nicht erneut gesendet"
+            )
+        }
+        Said::UnderWay { source, front } => format!(
+            "Ein anderer leadsync-Lauf ({front} von {}) sendet diesen Lead gerade: Starten Sie den Lauf erneut, wenn er fertig ist; dann wird die Zeile ohne zweite Kopie abgeschlossen",
+            q(source)
+        ),
         Said::ServiceRefused { detail } => format!("Vom Dienst abgelehnt: {detail}"),
         Said::SendFailed { detail } => format!("Senden fehlgeschlagen: {detail}"),
         Said::InDoubt => "Unklar, ob gesendet: Der Dienst hat diesen Lead vielleicht gespeichert; der nächste Lauf prüft die Lead-Liste, bevor er ihn erneut sendet".into(),

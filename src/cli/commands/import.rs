@@ -143,6 +143,7 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
             journal_folder: "journals",
             run_key: String::new(),
             on_change: OnChange::Refuse,
+            front: "import",
         })
     });
     let push = push.transpose()?;

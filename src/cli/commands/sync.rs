@@ -35,6 +35,7 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         // A synced sheet changes between runs by design: a new version is a new run, and
         // `skip_existing` keeps it from sending what earlier runs sent.
         on_change: OnChange::StartOver,
+        front: "sync",
     };
     if !config.quiet {
         eprintln!("{} sync: {} started", crate::progress::stamp(), args.source.source);

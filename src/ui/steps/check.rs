@@ -123,6 +123,7 @@ pub(in super::super) async fn start_send(
         journal_folder: "journals",
         run_key: String::new(),
         on_change: OnChange::Refuse,
+        front: "ui",
     });
     let expected = match run.state() {
         RunState::Done(finished) => Some(finished.summary.rows),

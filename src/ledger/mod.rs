@@ -1,0 +1,541 @@
+//! The ledger: who each lead is, for every command and front. One SQLite file in the state
+//! folder (`ledger.sqlite`) holds, per service and [identity](crate::push::key), the lead id,
+//! a digest of what was sent, where it came from (source, sheet, row, front) and when; and for
+//! a write under way, the claim taken in a transaction before its request leaves, which stays
+//! until its outcome is recorded, so a write in doubt survives any kill.
+//!
+//! Why SQLite: two processes on one account (`import` and `sync` at once, the browser and a
+//! cron job) must never both send one identity, and SQLite's transactions between processes
+//! (`BEGIN IMMEDIATE`, WAL so readers never wait) give exactly that with no server; a
+//! million identities open at once and are looked up by key. The journals of each run stay for
+//! progress and resume; "never twice, never lost" rests on this ledger and the service's lead
+//! list. Campaign ids are unique across a service, so identities (which hold the campaign) of
+//! two accounts never meet: one file serves every account of the folder.
+
+pub mod identity;
+mod upgrade;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+/// The ledger's file in the state folder.
+pub const FILE: &str = "ledger.sqlite";
+/// The schema this build writes and reads.
+const SCHEMA: i64 = 1;
+
+/// Where a lead, or a claim on one, came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The file or URL as the user named it.
+    pub source: String,
+    pub sheet: Option<String>,
+    pub row: u64,
+    /// `import`, `sync`, `ui`, or `service` for a lead learnt from the lead list.
+    pub front: String,
+    /// Unix ms.
+    pub at: u64,
+}
+
+/// A write claimed by a run: under way, or in doubt until its outcome is recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    /// The key the write carried (`leadsync_key`), when `keyed`.
+    pub sent_key: u64,
+    pub keyed: bool,
+    /// When the write can no longer commit (Unix ms).
+    pub commit_by: u64,
+    pub origin: Origin,
+}
+
+/// What the ledger knows of an identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Known {
+    Unknown,
+    /// On the service: its lead (unknown when the service answered "duplicate" without it).
+    Sent {
+        lead_id: Option<u64>,
+        origin: Origin,
+    },
+    /// Claimed by this run.
+    Ours,
+    /// Claimed by another run, alive or not.
+    Claimed(Held),
+}
+
+/// A write about to leave.
+#[derive(Debug, Clone)]
+pub struct Intent<'a> {
+    pub key: u64,
+    pub campaign_id: u64,
+    pub phone: &'a str,
+    pub sent_key: u64,
+    pub keyed: bool,
+    pub commit_by: u64,
+    pub row: u64,
+    /// A lead list asked for at this time (Unix ms) did not hold the identity: a claim of
+    /// another run whose write could no longer commit by then may be taken over.
+    pub checked_at: Option<u64>,
+}
+
+/// Whether a write may leave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Granted {
+    Go,
+    /// Another run sent it meanwhile.
+    Sent {
+        lead_id: Option<u64>,
+        origin: Origin,
+    },
+    /// Another run is sending it, or holds it in doubt.
+    UnderWay(Held),
+}
+
+/// A lead on the service, learnt by a run.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    pub key: u64,
+    pub campaign_id: u64,
+    pub phone: String,
+    pub lead_id: Option<u64>,
+    /// A digest of what was sent (0 when not sent by this run).
+    pub digest: u64,
+    pub row: u64,
+    /// Found on the lead list for another run's claim: the claim's origin is kept.
+    pub keep_origin: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error(
+        "cannot use the ledger `{path}` ({source}); it records which leads were sent, so nothing is sent without it: check the state folder's permissions and free space"
+    )]
+    Sqlite { path: String, source: rusqlite::Error },
+    #[error(
+        "the ledger `{path}` was written by a newer leadsync (schema {found}): upgrade leadsync"
+    )]
+    Newer { path: String, found: i64 },
+    #[error("cannot create the state folder `{path}`: {source}")]
+    Folder { path: String, source: std::io::Error },
+}
+
+/// The ledger of one state folder, opened for one run against one service.
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+    service: String,
+    /// This run's claims carry it; random per run.
+    owner: i64,
+    source: String,
+    sheet: Option<String>,
+    front: String,
+}
+
+/// Where a run sends from, for the origins it records.
+#[derive(Debug, Clone, Default)]
+pub struct RunOrigin {
+    pub source: String,
+    pub sheet: Option<String>,
+    pub front: String,
+}
+
+impl Ledger {
+    /// Opens (creating) the ledger of `state_dir` for a run against `service`. The first open
+    /// reads the journals earlier versions left in the folder into it, once.
+    pub fn open(state_dir: &Path, service: &str, run: RunOrigin) -> Result<Ledger, LedgerError> {
+        std::fs::create_dir_all(state_dir).map_err(|source| LedgerError::Folder {
+            path: state_dir.display().to_string(),
+            source,
+        })?;
+        let path = state_dir.join(FILE);
+        let conn = Connection::open(&path).map_err(|e| sqlite(&path, e))?;
+        let owner = loop {
+            let id: i64 = rand::random();
+            if id != 0 {
+                break id;
+            }
+        };
+        let RunOrigin { source, sheet, front } = run;
+        let mut ledger =
+            Ledger { conn, path, service: service.to_string(), owner, source, sheet, front };
+        ledger.prepare().map_err(|e| sqlite(&ledger.path, e))?;
+        ledger.check_schema()?;
+        ledger.adopt_journals(state_dir)?;
+        Ok(ledger)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn prepare(&mut self) -> rusqlite::Result<()> {
+        // Another run may hold the write lock for a batch of claims: wait for it.
+        self.conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        self.conn.pragma_update(None, "journal_mode", "WAL")?;
+        // A commit survives a killed process; a power cut may lose the last ones, which the
+        // run's own journal (fsynced before each request) still holds.
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        self.conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS leads (
+                service TEXT NOT NULL,
+                key INTEGER NOT NULL,
+                campaign_id INTEGER NOT NULL,
+                phone TEXT NOT NULL,
+                state INTEGER NOT NULL,
+                lead_id INTEGER,
+                digest INTEGER,
+                source TEXT NOT NULL,
+                sheet TEXT,
+                row INTEGER NOT NULL,
+                front TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                owner INTEGER,
+                sent_key INTEGER,
+                keyed INTEGER,
+                commit_by INTEGER,
+                PRIMARY KEY (service, key)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS claims ON leads (service) WHERE state = 0;
+            CREATE TABLE IF NOT EXISTS accounts (
+                service TEXT NOT NULL,
+                name TEXT NOT NULL,
+                listed_at INTEGER NOT NULL,
+                PRIMARY KEY (service, name)
+            ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
+        )
+    }
+
+    fn check_schema(&mut self) -> Result<(), LedgerError> {
+        let found: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| sqlite(&self.path, e))?;
+        if found > SCHEMA {
+            return Err(LedgerError::Newer { path: self.path.display().to_string(), found });
+        }
+        if found < SCHEMA {
+            self.conn
+                .pragma_update(None, "user_version", SCHEMA)
+                .map_err(|e| sqlite(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// What the ledger knows of the identity `key`.
+    pub fn lookup(&self, key: u64) -> Result<Known, LedgerError> {
+        self.lookup_in(&self.conn, key).map_err(|e| sqlite(&self.path, e))
+    }
+
+    fn lookup_in(&self, conn: &Connection, key: u64) -> rusqlite::Result<Known> {
+        let mut query = conn.prepare_cached(
+            "SELECT state, lead_id, source, sheet, row, front, at, owner, sent_key, keyed, commit_by
+             FROM leads WHERE service = ?1 AND key = ?2",
+        )?;
+        let found = query
+            .query_row(params![self.service, key as i64], |r| {
+                let origin = Origin {
+                    source: r.get(2)?,
+                    sheet: r.get(3)?,
+                    row: r.get::<_, i64>(4)? as u64,
+                    front: r.get(5)?,
+                    at: r.get::<_, i64>(6)? as u64,
+                };
+                let state: i64 = r.get(0)?;
+                if state == 1 {
+                    let lead_id = r.get::<_, Option<i64>>(1)?.map(|id| id as u64);
+                    return Ok(Known::Sent { lead_id, origin });
+                }
+                if r.get::<_, Option<i64>>(7)? == Some(self.owner) {
+                    return Ok(Known::Ours);
+                }
+                Ok(Known::Claimed(Held {
+                    sent_key: r.get::<_, Option<i64>>(8)?.unwrap_or(key as i64) as u64,
+                    keyed: r.get::<_, Option<bool>>(9)?.unwrap_or(false),
+                    commit_by: r.get::<_, Option<i64>>(10)?.unwrap_or(0) as u64,
+                    origin,
+                }))
+            })
+            .optional()?;
+        Ok(found.unwrap_or(Known::Unknown))
+    }
+
+    /// Records what runs learnt, then claims each write of `intents` in the same transaction,
+    /// before any of them leaves: a write leaves only when it is `Go`.
+    pub fn claim(
+        &mut self,
+        settled: &[Settled],
+        intents: &[Intent],
+    ) -> Result<Vec<Granted>, LedgerError> {
+        let path = self.path.clone();
+        self.claim_in(settled, intents).map_err(|e| sqlite(&path, e))
+    }
+
+    fn claim_in(
+        &mut self,
+        settled: &[Settled],
+        intents: &[Intent],
+    ) -> rusqlite::Result<Vec<Granted>> {
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        record_settled(&tx, &self.service, &self.origin_of(0), settled)?;
+        let mut granted = Vec::with_capacity(intents.len());
+        for intent in intents {
+            let answer = match self.lookup_in(&tx, intent.key)? {
+                Known::Sent { lead_id, origin } => Granted::Sent { lead_id, origin },
+                Known::Claimed(held)
+                    if !intent.checked_at.is_some_and(|at| held.commit_by <= at) =>
+                {
+                    Granted::UnderWay(held)
+                }
+                Known::Unknown | Known::Ours | Known::Claimed(_) => {
+                    self.write_claim(&tx, intent)?;
+                    Granted::Go
+                }
+            };
+            granted.push(answer);
+        }
+        tx.commit()?;
+        Ok(granted)
+    }
+
+    fn write_claim(&self, conn: &Connection, intent: &Intent) -> rusqlite::Result<()> {
+        let mut insert = conn.prepare_cached(
+            "INSERT INTO leads (service, key, campaign_id, phone, state, source, sheet, row, front,
+                at, owner, sent_key, keyed, commit_by)
+             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+             ON CONFLICT (service, key) DO UPDATE SET
+                state = 0, source = excluded.source, sheet = excluded.sheet, row = excluded.row,
+                front = excluded.front, at = excluded.at, owner = excluded.owner,
+                sent_key = excluded.sent_key, keyed = excluded.keyed,
+                commit_by = excluded.commit_by
+             WHERE leads.state = 0",
+        )?;
+        insert.execute(params![
+            self.service,
+            intent.key as i64,
+            intent.campaign_id as i64,
+            intent.phone,
+            self.source,
+            self.sheet,
+            intent.row as i64,
+            self.front,
+            now_ms() as i64,
+            self.owner,
+            intent.sent_key as i64,
+            intent.keyed,
+            intent.commit_by as i64,
+        ])?;
+        Ok(())
+    }
+
+    /// Records leads learnt on the service (created, answered as there, found on the list).
+    pub fn record(&mut self, settled: &[Settled]) -> Result<(), LedgerError> {
+        if settled.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let run = || -> rusqlite::Result<()> {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            record_settled(&tx, &self.service, &self.origin_of(0), settled)?;
+            tx.commit()
+        };
+        run().map_err(|e| sqlite(&path, e))
+    }
+
+    /// Gives up this run's claims of `keys`: their writes were refused or never acted on.
+    pub fn release(&mut self, keys: &[u64]) -> Result<(), LedgerError> {
+        let path = self.path.clone();
+        let run = || -> rusqlite::Result<()> {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            {
+                let mut delete = tx.prepare_cached(
+                    "DELETE FROM leads WHERE service = ?1 AND key = ?2 AND state = 0 AND owner = ?3",
+                )?;
+                for key in keys {
+                    delete.execute(params![self.service, *key as i64, self.owner])?;
+                }
+            }
+            tx.commit()
+        };
+        run().map_err(|e| sqlite(&path, e))
+    }
+
+    /// Moves the commit deadline of this run's claim of `key`: its write is in doubt until then.
+    pub fn in_doubt(&mut self, key: u64, commit_by: u64) -> Result<(), LedgerError> {
+        self.conn
+            .execute(
+                "UPDATE leads SET commit_by = ?1
+                 WHERE service = ?2 AND key = ?3 AND state = 0 AND owner = ?4",
+                params![commit_by as i64, self.service, key as i64, self.owner],
+            )
+            .map(drop)
+            .map_err(|e| sqlite(&self.path, e))
+    }
+
+    /// The identities other runs hold claims on, on this service: a run that finds any reads
+    /// the lead list to settle them. Few: at most a run's concurrency and its last unrecorded
+    /// outcomes for each run that died.
+    pub fn claimed_by_others(&self) -> Result<std::collections::HashSet<u64>, LedgerError> {
+        let run = || -> rusqlite::Result<std::collections::HashSet<u64>> {
+            let mut query = self.conn.prepare_cached(
+                "SELECT key FROM leads WHERE service = ?1 AND state = 0
+                 AND (owner IS NULL OR owner != ?2)",
+            )?;
+            let keys =
+                query.query_map(params![self.service, self.owner], |r| r.get::<_, i64>(0))?;
+            keys.map(|k| k.map(|k| k as u64)).collect()
+        };
+        run().map_err(|e| sqlite(&self.path, e))
+    }
+
+    /// Whether the ledger has learnt the lead list of the account known by any of `names`: a
+    /// ledger that has not (a new machine, a deleted state folder) is rebuilt from it first.
+    pub fn knows_account(&self, names: &[String]) -> Result<bool, LedgerError> {
+        let mut query = self
+            .conn
+            .prepare_cached("SELECT 1 FROM accounts WHERE service = ?1 AND name = ?2")
+            .map_err(|e| sqlite(&self.path, e))?;
+        for name in names {
+            let known =
+                query.exists(params![self.service, name]).map_err(|e| sqlite(&self.path, e))?;
+            if known {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Learns the account's lead list: each lead by its identities (`leads`: key, campaign,
+    /// number, lead id), kept where the ledger knows better.
+    pub fn learn_list(
+        &mut self,
+        names: &[String],
+        leads: impl Iterator<Item = (u64, u64, String, u64)>,
+    ) -> Result<(), LedgerError> {
+        let path = self.path.clone();
+        let listed = Origin {
+            source: "the service's lead list".into(),
+            sheet: None,
+            row: 0,
+            front: "service".into(),
+            at: now_ms(),
+        };
+        let run = || -> rusqlite::Result<()> {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, state, lead_id,
+                        source, sheet, row, front, at)
+                     VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, NULL, 0, ?7, ?8)",
+                )?;
+                for (key, campaign_id, phone, lead_id) in leads {
+                    insert.execute(params![
+                        self.service,
+                        key as i64,
+                        campaign_id as i64,
+                        phone,
+                        lead_id as i64,
+                        listed.source,
+                        listed.front,
+                        listed.at as i64,
+                    ])?;
+                }
+                let mut account = tx.prepare_cached(
+                    "INSERT OR REPLACE INTO accounts (service, name, listed_at) VALUES (?1, ?2, ?3)",
+                )?;
+                for name in names {
+                    account.execute(params![self.service, name, listed.at as i64])?;
+                }
+            }
+            tx.commit()
+        };
+        run().map_err(|e| sqlite(&path, e))
+    }
+
+    fn origin_of(&self, row: u64) -> Origin {
+        Origin {
+            source: self.source.clone(),
+            sheet: self.sheet.clone(),
+            row,
+            front: self.front.clone(),
+            at: now_ms(),
+        }
+    }
+}
+
+fn record_settled(
+    conn: &Connection,
+    service: &str,
+    origin: &Origin,
+    settled: &[Settled],
+) -> rusqlite::Result<()> {
+    let mut ours = conn.prepare_cached(
+        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, digest, source, sheet,
+            row, front, at)
+         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         ON CONFLICT (service, key) DO UPDATE SET
+            state = 1, lead_id = coalesce(excluded.lead_id, leads.lead_id),
+            digest = excluded.digest, source = excluded.source, sheet = excluded.sheet,
+            row = excluded.row, front = excluded.front, at = excluded.at, owner = NULL,
+            sent_key = NULL, keyed = NULL, commit_by = NULL
+         WHERE leads.state = 0",
+    )?;
+    let mut theirs = conn.prepare_cached(
+        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, source, sheet, row,
+            front, at)
+         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (service, key) DO UPDATE SET
+            state = 1, lead_id = coalesce(excluded.lead_id, leads.lead_id), owner = NULL,
+            sent_key = NULL, keyed = NULL, commit_by = NULL
+         WHERE leads.state = 0",
+    )?;
+    for s in settled {
+        let lead_id = s.lead_id.map(|id| id as i64);
+        if s.keep_origin {
+            theirs.execute(params![
+                service,
+                s.key as i64,
+                s.campaign_id as i64,
+                s.phone,
+                lead_id,
+                origin.source,
+                origin.sheet,
+                s.row as i64,
+                origin.front,
+                origin.at as i64,
+            ])?;
+        } else {
+            ours.execute(params![
+                service,
+                s.key as i64,
+                s.campaign_id as i64,
+                s.phone,
+                lead_id,
+                s.digest as i64,
+                origin.source,
+                origin.sheet,
+                s.row as i64,
+                origin.front,
+                origin.at as i64,
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    unix_ms(std::time::SystemTime::now())
+}
+
+fn unix_ms(at: std::time::SystemTime) -> u64 {
+    at.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn sqlite(path: &Path, source: rusqlite::Error) -> LedgerError {
+    LedgerError::Sqlite { path: path.display().to_string(), source }
+}
+
+#[cfg(test)]
+mod tests;

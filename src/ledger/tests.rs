@@ -1,0 +1,105 @@
+use super::*;
+
+fn run(dir: &Path, front: &str) -> Ledger {
+    let origin = RunOrigin { source: "leads.csv".into(), sheet: None, front: front.into() };
+    Ledger::open(dir, "sandbox", origin).unwrap()
+}
+
+fn intent(key: u64, commit_by: u64, checked_at: Option<u64>) -> Intent<'static> {
+    Intent {
+        key,
+        campaign_id: 10,
+        phone: "+4915111",
+        sent_key: key,
+        keyed: true,
+        commit_by,
+        row: 2,
+        checked_at,
+    }
+}
+
+fn created(key: u64, lead_id: u64) -> Settled {
+    Settled {
+        key,
+        campaign_id: 10,
+        phone: "+4915111".into(),
+        lead_id: Some(lead_id),
+        digest: 9,
+        row: 2,
+        keep_origin: false,
+    }
+}
+
+#[test]
+fn one_identity_is_claimed_by_one_run_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cli, mut ui) = (run(dir.path(), "import"), run(dir.path(), "ui"));
+    let far = now_ms() + 60_000;
+    assert_eq!(cli.claim(&[], &[intent(1, far, None)]).unwrap(), [Granted::Go]);
+    assert_eq!(cli.lookup(1).unwrap(), Known::Ours);
+    let Granted::UnderWay(held) = ui.claim(&[], &[intent(1, far, None)]).unwrap().remove(0) else {
+        panic!("another run's claim must hold");
+    };
+    assert_eq!(held.origin.front, "import");
+    // A lead list read before the claim's deadline proves nothing.
+    let early = ui.claim(&[], &[intent(1, far, Some(far - 1))]).unwrap();
+    assert!(matches!(early[0], Granted::UnderWay(_)));
+    // The import learns its lead: the browser is told where it came from.
+    cli.record(&[created(1, 77)]).unwrap();
+    let sent = ui.claim(&[], &[intent(1, far, None)]).unwrap();
+    assert!(
+        matches!(&sent[0], Granted::Sent { lead_id: Some(77), origin } if origin.front == "import")
+    );
+}
+
+#[test]
+fn a_dead_runs_claim_is_taken_over_only_after_a_list_read_past_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dead = run(dir.path(), "sync");
+    dead.claim(&[], &[intent(5, 1_000, None)]).unwrap();
+    drop(dead);
+    let mut next = run(dir.path(), "sync");
+    assert_eq!(next.claimed_by_others().unwrap().into_iter().collect::<Vec<_>>(), [5]);
+    assert!(matches!(next.lookup(5).unwrap(), Known::Claimed(Held { commit_by: 1_000, .. })));
+    assert!(matches!(next.claim(&[], &[intent(5, 9, None)]).unwrap()[0], Granted::UnderWay(_)));
+    assert_eq!(next.claim(&[], &[intent(5, 9, Some(1_000))]).unwrap(), [Granted::Go]);
+    next.release(&[5]).unwrap();
+    assert_eq!(next.lookup(5).unwrap(), Known::Unknown, "a refused write leaves no claim");
+}
+
+#[test]
+fn a_lost_ledger_learns_the_list_once_per_account() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = run(dir.path(), "import");
+    let names = vec!["user:1".to_string(), "campaign:10".to_string()];
+    assert!(!ledger.knows_account(&names).unwrap());
+    ledger.learn_list(&names, [(3, 10, "+4915111".to_string(), 41)].into_iter()).unwrap();
+    assert!(ledger.knows_account(&["campaign:10".to_string()]).unwrap());
+    assert!(matches!(ledger.lookup(3).unwrap(), Known::Sent { lead_id: Some(41), .. }));
+}
+
+#[test]
+fn journals_of_earlier_versions_are_read_in_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let journals = dir.path().join("journals");
+    std::fs::create_dir_all(&journals).unwrap();
+    let header = crate::journal::tests::header();
+    let lines = [
+        serde_json::to_string(&header).unwrap(),
+        r#"{"event":"attempt","row":2,"phone":"+4915111","campaign_id":10,"fp":"01"}"#.into(),
+        r#"{"event":"outcome","row":2,"status":"created","fp":"01","lead_id":70}"#.into(),
+        r#"{"event":"attempt","row":3,"phone":"+4915122","campaign_id":10,"fp":"02","key":"00000000000000aa","keyed":true}"#.into(),
+    ];
+    std::fs::write(journals.join("old.jsonl"), lines.join("\n") + "\n").unwrap();
+    let ledger = Ledger::open(
+        dir.path(),
+        &header.service,
+        RunOrigin { front: "import".into(), ..RunOrigin::default() },
+    )
+    .unwrap();
+    let anna = identity::identity_key(10, identity::Who::Number("+4915111", 0));
+    assert!(matches!(ledger.lookup(anna).unwrap(), Known::Sent { lead_id: Some(70), .. }));
+    let bob = identity::identity_key(10, identity::Who::Number("+4915122", 0));
+    let Known::Claimed(held) = ledger.lookup(bob).unwrap() else { panic!("bob is in doubt") };
+    assert_eq!((held.sent_key, held.keyed), (0xaa, true), "matched by the key it was sent with");
+}

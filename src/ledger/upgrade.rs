@@ -1,0 +1,198 @@
+//! Journals of earlier versions, read into the ledger once, so that upgrading never sends again
+//! what an older version sent: every row a journal settled with a lead becomes that lead's
+//! identity, and every write a journal left in doubt a claim of nobody alive, which the next run
+//! settles from the lead list before anything is sent.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+
+use super::identity::{Who, identity_key};
+use super::{Ledger, LedgerError, sqlite};
+use crate::journal::regular::{is_regular, next_line, open_regular};
+use crate::journal::{Entry, Final, RunHeader};
+
+/// How deep under the state folder journals are looked for (`journals/`, `sync/`, the
+/// browser's runs).
+const DEPTH: usize = 4;
+
+/// A row of a journal as far as it was read: what its last attempt sent.
+struct Sent {
+    phone: String,
+    campaign_id: u64,
+    occurrence: u32,
+    key: Option<u64>,
+    keyed: bool,
+    timeout_ms: Option<u64>,
+}
+
+impl Ledger {
+    /// Reads the state folder's journals into the ledger, the first time it is opened.
+    pub(super) fn adopt_journals(&mut self, state_dir: &Path) -> Result<(), LedgerError> {
+        let done = self
+            .conn
+            .query_row("SELECT 1 FROM meta WHERE name = 'journals_read'", [], |_| Ok(()))
+            .is_ok();
+        if done {
+            return Ok(());
+        }
+        let mut journals = Vec::new();
+        find_journals(state_dir, DEPTH, &mut journals);
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| sqlite(&path, e))?;
+        for journal in journals {
+            adopt(&tx, &journal).map_err(|e| sqlite(&path, e))?;
+        }
+        tx.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('journals_read', '1')", [])
+            .map_err(|e| sqlite(&path, e))?;
+        tx.commit().map_err(|e| sqlite(&path, e))
+    }
+}
+
+/// Regular files named `*.jsonl` under `dir`, not through links.
+fn find_journals(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() && depth > 0 {
+            find_journals(&path, depth - 1, out);
+        } else if path.extension().is_some_and(|e| e == "jsonl") && is_regular(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// Reads one journal into the ledger; a file that is not a run's journal is passed over.
+fn adopt(tx: &rusqlite::Transaction, path: &Path) -> rusqlite::Result<()> {
+    let Ok(file) = open_regular(path) else { return Ok(()) };
+    let modified = file.metadata().and_then(|m| m.modified()).map_or(0, |t| super::unix_ms(t));
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    if next_line(&mut reader, &mut line).is_none() {
+        return Ok(());
+    }
+    let Ok(header) = serde_json::from_slice::<RunHeader>(&line) else { return Ok(()) };
+    let mut sending: HashMap<u64, Sent> = HashMap::new();
+    let mut occurrences: HashMap<(u64, String), u32> = HashMap::new();
+    while next_line(&mut reader, &mut line).is_some() {
+        let Ok(entry) = serde_json::from_slice::<Entry>(&line) else { continue };
+        match entry {
+            Entry::Attempt { row, phone, campaign_id, key, keyed, timeout_ms, .. } => {
+                let occurrence = match sending.get(&row) {
+                    Some(earlier) => earlier.occurrence,
+                    None if header.allow_duplicates => {
+                        let n = occurrences.entry((campaign_id, phone.clone())).or_insert(0);
+                        *n += 1;
+                        *n - 1
+                    }
+                    None => 0,
+                };
+                let key = key.as_deref().and_then(|k| u64::from_str_radix(k, 16).ok());
+                sending
+                    .insert(row, Sent { phone, campaign_id, occurrence, key, keyed, timeout_ms });
+            }
+            Entry::Outcome { row, status, lead_id, commit_by, .. } => {
+                let Some(sent) = sending.get(&row) else { continue };
+                match status {
+                    Final::Created | Final::Skipped => {
+                        insert_sent(tx, &header, path, row, sent, lead_id)?;
+                        sending.remove(&row);
+                    }
+                    Final::Rejected | Final::Failed => {
+                        sending.remove(&row);
+                    }
+                    Final::InDoubt => {
+                        let commit_by = commit_by.unwrap_or(0);
+                        insert_doubt(tx, &header, path, row, sent, commit_by)?;
+                    }
+                }
+            }
+            Entry::Finished { .. } | Entry::Carried { .. } => {}
+        }
+    }
+    // Attempts with no outcome: the run died with them in the air.
+    for (row, sent) in &sending {
+        let window = sent.timeout_ms.unwrap_or(header.timeout_ms).saturating_mul(2);
+        insert_doubt(tx, &header, path, *row, sent, modified.saturating_add(window))?;
+    }
+    Ok(())
+}
+
+fn identity_of(sent: &Sent) -> u64 {
+    identity_key(sent.campaign_id, Who::Number(&sent.phone, sent.occurrence))
+}
+
+fn insert_sent(
+    tx: &rusqlite::Transaction,
+    header: &RunHeader,
+    path: &Path,
+    row: u64,
+    sent: &Sent,
+    lead_id: Option<u64>,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, source, sheet, row,
+            front, at)
+         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, 'journal', ?9)
+         ON CONFLICT (service, key) DO UPDATE SET state = 1, lead_id = excluded.lead_id,
+            owner = NULL, commit_by = NULL
+         WHERE leads.state = 0",
+        params![
+            header.service,
+            identity_of(sent) as i64,
+            sent.campaign_id as i64,
+            sent.phone,
+            lead_id.map(|id| id as i64),
+            header.source,
+            header.reading.sheet,
+            row as i64,
+            started_ms(header, path) as i64,
+        ],
+    )?;
+    Ok(())
+}
+
+fn insert_doubt(
+    tx: &rusqlite::Transaction,
+    header: &RunHeader,
+    path: &Path,
+    row: u64,
+    sent: &Sent,
+    commit_by: u64,
+) -> rusqlite::Result<()> {
+    let sent_key = sent.key.unwrap_or_else(|| identity_of(sent));
+    tx.execute(
+        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, state, source, sheet, row,
+            front, at, owner, sent_key, keyed, commit_by)
+         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, 'journal', ?8, 0, ?9, ?10, ?11)",
+        params![
+            header.service,
+            identity_of(sent) as i64,
+            sent.campaign_id as i64,
+            sent.phone,
+            header.source,
+            header.reading.sheet,
+            row as i64,
+            started_ms(header, path) as i64,
+            sent_key as i64,
+            sent.keyed && sent.key.is_some(),
+            commit_by as i64,
+        ],
+    )?;
+    Ok(())
+}
+
+/// When the journal's run started, as its header says (else when the file was last written).
+fn started_ms(header: &RunHeader, path: &Path) -> u64 {
+    chrono::DateTime::parse_from_rfc3339(&header.started_at)
+        .ok()
+        .and_then(|at| u64::try_from(at.timestamp_millis()).ok())
+        .or_else(|| {
+            let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+            Some(super::unix_ms(modified))
+        })
+        .unwrap_or(0)
+}

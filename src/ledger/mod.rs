@@ -1,5 +1,5 @@
 //! The ledger: who each lead is, for every command and front. One SQLite file in the state
-//! folder (`ledger.sqlite`) holds, per service and [identity](crate::push::key), the lead id,
+//! folder (`ledger.sqlite`) holds, per service and identity ([`identity`]), the lead id,
 //! a digest of what was sent, where it came from (source, sheet, row, front) and when; and for
 //! a write under way, the claim taken in a transaction before its request leaves, which stays
 //! until its outcome is recorded, so a write in doubt survives any kill.

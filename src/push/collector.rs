@@ -290,10 +290,19 @@ impl Collector {
             }
             Some(RowState::InDoubt { fp: sent, commit_by }) => {
                 self.same_content(row.row, sent, fp)?;
+                if let Known::Sent { lead_id, origin } = self.plan.ledger.lookup(key)? {
+                    // Settled meanwhile, by this run's own write or another run's.
+                    return self.known_lead(row, fp, key, lead_id, &origin);
+                }
                 let doubt = self.earlier_doubt(row, fp, key, commit_by, true);
                 return self.decide_now(doubt);
             }
             Some(RowState::Retry) | None => {
+                let known = self.plan.ledger.lookup(key)?;
+                if let Known::Sent { lead_id, origin } = known {
+                    self.plan.recovered.carried.remove(&key);
+                    return self.known_lead(row, fp, key, lead_id, &origin);
+                }
                 if let Some(carried) = self.plan.recovered.carried.remove(&key) {
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
                     let commit_by = carried.commit_by;
@@ -303,12 +312,8 @@ impl Collector {
                         Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     return self.decide_now(doubt);
                 }
-                match self.plan.ledger.lookup(key)? {
-                    Known::Sent { lead_id, origin } => {
-                        return self.sent_before(row, fp, lead_id, &origin);
-                    }
-                    Known::Claimed(held) => return self.claimed_elsewhere(row, fp, key, held),
-                    Known::Ours | Known::Unknown => {}
+                if let Known::Claimed(held) = known {
+                    return self.claimed_elsewhere(row, fp, key, held);
                 }
                 if self.plan.skip_existing
                     && let Some(id) = self.already_there(&row, key)
@@ -321,6 +326,25 @@ impl Collector {
         let job = job_for(&row, self.plan.allow_duplicates, keyed.then_some(key));
         self.queue(Flight { row, fp, key, keyed, resends: 0, checked_at: None }, job);
         Ok(())
+    }
+
+    /// A row whose identity the ledger knows a lead of: created by this very row (its write
+    /// in doubt was found by another run), or sent before from anywhere else.
+    fn known_lead(
+        &mut self,
+        row: RowReport,
+        fp: u64,
+        key: u64,
+        lead_id: Option<u64>,
+        origin: &Origin,
+    ) -> Result<(), CollectError> {
+        let this_row = origin.source == self.plan.source
+            && origin.sheet == self.plan.sheet
+            && origin.row == row.row;
+        match lead_id {
+            Some(id) if this_row => self.settle_found(row, fp, key, Final::Created, id, true),
+            _ => self.sent_before(row, fp, lead_id, origin),
+        }
     }
 
     /// A row whose lead the ledger knows: sent before, from this or any other source or front.

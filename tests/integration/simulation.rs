@@ -336,11 +336,17 @@ impl Case {
         json(&std::fs::read_to_string(self.report_path(sheet)).unwrap())
     }
 
+    /// The invariant: a lead is its campaign and number (and, with duplicates allowed, which
+    /// occurrence of the number in its sheet it is). Every such identity of a valid row is on
+    /// the service exactly once, whichever sheet, run or kill sent it; every row names its
+    /// identity's lead; a row reported created is the one whose lead holds its own name and
+    /// secondary number (never created without its own lead); no lead is anything else.
     fn check(&self, sb: &TestSandbox, seed: u64) {
         let leads = sb.block_on(sb.client(self.tokens[0]).list_leads()).unwrap();
         let by_id: HashMap<u64, &leadsync::client::Lead> =
             leads.iter().map(|l| (l.id, l)).collect();
-        let mut named: HashSet<u64> = HashSet::new();
+        let mut identities: HashMap<(String, u32), u64> = HashMap::new();
+        let mut created: HashSet<u64> = HashSet::new();
         for (index, sheet) in self.sheets.iter().enumerate() {
             let report = self.report(index);
             let lines: HashMap<u64, &serde_json::Value> = report["rows"]
@@ -349,20 +355,33 @@ impl Case {
                 .iter()
                 .map(|r| (r["row"].as_u64().unwrap(), r))
                 .collect();
+            let mut seen: HashMap<String, u32> = HashMap::new();
             for (i, row) in sheet.rows.iter().enumerate().filter(|(_, r)| r.valid) {
+                let number = e164(&row.phone);
+                let occurrence = seen.entry(number.clone()).or_insert(0);
+                let identity = (number.clone(), *occurrence * u32::from(self.allow_duplicates));
+                *occurrence += 1;
                 let line = lines
                     .get(&(i as u64 + 2))
                     .unwrap_or_else(|| panic!("case {seed}: {row:?} not reported"));
                 let suppressed = self.suppressed.as_ref() == Some(&row.phone);
                 let status = line["status"].as_str().unwrap();
-                let sent = matches!(status, "created") || (self.sync && status == "skipped");
+                let sent = matches!(status, "created" | "skipped");
                 assert!(sent || suppressed, "case {seed}: {row:?} ended {line}");
-                let Some(id) = line["lead_id"].as_u64().filter(|_| sent) else { continue };
-                assert!(named.insert(id), "case {seed}: lead {id} is named by two rows: {line}");
+                let Some(id) = line["lead_id"].as_u64().filter(|_| sent) else {
+                    assert!(status != "created", "case {seed}: created without a lead: {line}");
+                    continue;
+                };
                 let lead = by_id
                     .get(&id)
                     .unwrap_or_else(|| panic!("case {seed}: {line} names a lead not there"));
-                assert_eq!(lead.phone_number, e164(&row.phone), "case {seed}: {line}");
+                assert_eq!(lead.phone_number, number, "case {seed}: {line}");
+                let first = *identities.entry(identity.clone()).or_insert(id);
+                assert_eq!(first, id, "case {seed}: {identity:?} has two leads: {line}");
+                if status != "created" {
+                    continue;
+                }
+                assert!(created.insert(id), "case {seed}: lead {id} created by two rows: {line}");
                 assert_eq!(lead.variables["customer_name"], row.name, "case {seed}: {line}");
                 let seconds: Vec<String> =
                     lead.secondary_contacts.iter().map(|c| c.phone_number.clone()).collect();
@@ -376,8 +395,23 @@ impl Case {
                 }
             }
         }
+        let named: HashSet<u64> = identities.values().copied().collect();
         let unnamed: Vec<_> = leads.iter().filter(|l| !named.contains(&l.id)).collect();
         assert!(unnamed.is_empty(), "case {seed}: leads no row names (copies): {unnamed:?}");
+        let suppressed = self.suppressed.as_deref().map(e164);
+        for (number, _) in identities.keys() {
+            let on_service = leads.iter().filter(|l| &l.phone_number == number).count();
+            let wanted = identities.keys().filter(|(n, _)| n == number).count();
+            assert_eq!(on_service, wanted, "case {seed}: {number}: one lead per identity");
+        }
+        let missing: Vec<_> = self
+            .sheets
+            .iter()
+            .flat_map(|s| &s.rows)
+            .filter(|r| r.valid && Some(e164(&r.phone)) != suppressed)
+            .filter(|r| !leads.iter().any(|l| l.phone_number == e164(&r.phone)))
+            .collect();
+        assert!(missing.is_empty(), "case {seed}: rows never sent: {missing:?}");
     }
 }
 

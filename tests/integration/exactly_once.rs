@@ -17,22 +17,22 @@ use crate::support::{ALICE, CAROL, CAROL_ROTATED, Cli, TestSandbox, json, write}
 /// A folder that outlives the sandboxes of a case, with the service's database in it, so the
 /// service can be restarted on the same port (the same service to the journal) with other
 /// faults.
-struct Case {
-    dir: tempfile::TempDir,
+pub(crate) struct Case {
+    pub(crate) dir: tempfile::TempDir,
     port: u16,
 }
 
 impl Case {
-    fn new() -> Case {
+    pub(crate) fn new() -> Case {
         Case { dir: tempfile::tempdir().unwrap(), port: 0 }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
     /// The service over this case's database, with `faults`, on the case's port.
-    fn service(&mut self, faults: Faults) -> TestSandbox {
+    pub(crate) fn service(&mut self, faults: Faults) -> TestSandbox {
         let sb = TestSandbox::on_db_at(&self.path("service.db"), faults, self.port);
         self.port = sb.port();
         sb
@@ -52,14 +52,14 @@ impl Case {
         db.execute("DELETE FROM leads", []).unwrap();
     }
 
-    fn cli(&self, sb: &TestSandbox, token: &str, args: &[&str]) -> Cli {
+    pub(crate) fn cli(&self, sb: &TestSandbox, token: &str, args: &[&str]) -> Cli {
         sb.cli(token)
             .current_dir(self.dir.path())
             .env("LEADSYNC_STATE_DIR", self.path("state"))
             .args(args)
     }
 
-    fn spawn(&self, sb: &TestSandbox, args: &[&str]) -> Child {
+    pub(crate) fn spawn(&self, sb: &TestSandbox, args: &[&str]) -> Child {
         Command::new(assert_cmd::cargo::cargo_bin("leadsync"))
             .current_dir(self.dir.path())
             .env("LEADSYNC_BASE_URL", &sb.base_url)
@@ -89,7 +89,7 @@ impl Case {
     }
 
     /// Waits (bounded) until the journals hold `n` attempts.
-    fn wait_for_attempts(&self, n: usize) {
+    pub(crate) fn wait_for_attempts(&self, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             let attempts =
@@ -103,7 +103,7 @@ impl Case {
     }
 }
 
-fn leads(sb: &TestSandbox, token: &str) -> Vec<Lead> {
+pub(crate) fn leads(sb: &TestSandbox, token: &str) -> Vec<Lead> {
     sb.block_on(sb.client(token).list_leads()).unwrap()
 }
 
@@ -122,7 +122,7 @@ fn add_cleo(csv: &Path) {
     std::fs::write(csv, grown).unwrap();
 }
 
-fn kill(mut child: Child) {
+pub(crate) fn kill(mut child: Child) {
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -168,7 +168,7 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
 }
 
-const FAST: [&str; 6] = ["--rate", "0", "--timeout", "1", "--max-retries", "2"];
+pub(crate) const FAST: [&str; 6] = ["--rate", "0", "--timeout", "1", "--max-retries", "2"];
 
 /// Scenario 1: January's write is in doubt and never committed; February, another sheet with the same
 /// row, creates its lead. Rerunning January must not call February's lead its own: one number

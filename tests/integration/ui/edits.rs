@@ -26,7 +26,7 @@ fn row_found(ui: &TestUi, cookie: &str, check: &str, search: &str) -> u64 {
 }
 
 /// The form number of the cell that holds `value` on a row page.
-fn cell_holding(body: &str, value: &str) -> String {
+pub(crate) fn cell_holding(body: &str, value: &str) -> String {
     let at = body.find(&format!("value=\"{value}\"")).unwrap_or_else(|| panic!("no {value}"));
     let before = &body[..at];
     let name = &before[before.rfind("name=\"cell").unwrap() + "name=\"".len()..];

@@ -10,7 +10,7 @@ use super::{Reply, TestUi, leads_csv};
 use crate::support::{ALICE, TestSandbox};
 
 /// Follows a run's page until it no longer refreshes itself (bounded), returning the last one.
-pub(super) fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
+pub(crate) fn finished(ui: &TestUi, cookie: &str, run: &str) -> Reply {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let page = ui.get(run, cookie);
@@ -34,7 +34,7 @@ pub(super) fn checked_leads(ui: &TestUi, cookie: &str, form: &[(&str, &str)]) ->
     check
 }
 
-pub(super) fn redirected(reply: &Reply, to: &str) -> String {
+pub(crate) fn redirected(reply: &Reply, to: &str) -> String {
     assert_eq!(reply.status, 303, "{}", reply.body);
     let location = reply.header("location").to_string();
     assert!(location.starts_with(to), "{location}");

@@ -5,8 +5,8 @@
 //! Check page.
 
 mod browser;
-mod edits;
-mod flow;
+pub(crate) mod edits;
+pub(crate) mod flow;
 mod command;
 mod security;
 mod steps;
@@ -19,7 +19,7 @@ use leadsync::ui::{Ui, UiConfig};
 use reqwest::header::{self, HeaderMap};
 
 /// A UI server on a free port with its own state folder, and every answer it gave.
-struct TestUi {
+pub(crate) struct TestUi {
     runtime: tokio::runtime::Runtime,
     ui: Option<Ui>,
     dir: tempfile::TempDir,
@@ -29,10 +29,10 @@ struct TestUi {
 }
 
 /// One answer.
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     headers: HeaderMap,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Reply {
@@ -46,7 +46,7 @@ impl TestUi {
         TestUi::with(|_| {})
     }
 
-    fn with(adjust: impl FnOnce(&mut UiConfig)) -> TestUi {
+    pub(crate) fn with(adjust: impl FnOnce(&mut UiConfig)) -> TestUi {
         let dir = tempfile::tempdir().unwrap();
         let mut config = UiConfig::new(dir.path().join("state"));
         adjust(&mut config);
@@ -87,7 +87,7 @@ impl TestUi {
         format!("{}{path}", self.origin())
     }
 
-    fn send(&self, request: reqwest::RequestBuilder) -> Reply {
+    pub(crate) fn send(&self, request: reqwest::RequestBuilder) -> Reply {
         let reply = self.runtime.block_on(async {
             let response = request.send().await.unwrap();
             let status = response.status().as_u16();
@@ -111,19 +111,19 @@ impl TestUi {
     }
 
     /// Opens the printed URL and returns the cookie it sets, as `name=value`.
-    fn login(&self) -> String {
+    pub(crate) fn login(&self) -> String {
         let reply = self.send(self.http.get(self.ui().url()));
         assert_eq!(reply.status, 303, "{}", reply.body);
         let cookie = reply.header("set-cookie");
         cookie.split(';').next().unwrap().trim().to_string()
     }
 
-    fn get(&self, path: &str, cookie: &str) -> Reply {
+    pub(crate) fn get(&self, path: &str, cookie: &str) -> Reply {
         self.send(self.http.get(self.url(path)).header(header::COOKIE, cookie))
     }
 
     /// A POST as this server's own page sends it: the cookie and the same Origin.
-    fn post(&self, path: &str, cookie: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn post(&self, path: &str, cookie: &str) -> reqwest::RequestBuilder {
         self.http
             .post(self.url(path))
             .header(header::COOKIE, cookie)
@@ -141,7 +141,7 @@ impl TestUi {
     }
 
     /// Uploads and follows the redirect: the Reading page's path.
-    fn upload_ok(&self, cookie: &str, name: &str, bytes: &[u8]) -> String {
+    pub(crate) fn upload_ok(&self, cookie: &str, name: &str, bytes: &[u8]) -> String {
         let reply = self.upload(cookie, name, bytes);
         assert_eq!(reply.status, 303, "{}", reply.body);
         let location = reply.header("location").to_string();

@@ -64,6 +64,10 @@ pub struct RunHeader {
     /// in-doubt row were written by this run.
     pub baseline_lead_id: u64,
     pub allow_duplicates: bool,
+    /// Each attempt's key is its row's identity (`ledger::identity`), as from leadsync 0.3 on;
+    /// older journals keyed rows by their place, which the ledger reads them in without.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identity_keys: bool,
     /// The request timeout of the run that started this journal, in ms; each attempt records
     /// its own, which is the one that counts.
     pub timeout_ms: u64,

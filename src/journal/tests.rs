@@ -15,6 +15,7 @@ pub(crate) fn header() -> RunHeader {
         accounts: Vec::new(),
         baseline_lead_id: 7,
         allow_duplicates: false,
+        identity_keys: true,
         timeout_ms: 30_000,
         started_at: "t".into(),
     }

@@ -23,6 +23,8 @@ struct Sent {
     phone: String,
     campaign_id: u64,
     occurrence: u32,
+    /// The row's identity as its journal recorded it, else computed from its number.
+    identity: Option<u64>,
     key: Option<u64>,
     keyed: bool,
     timeout_ms: Option<u64>,
@@ -91,8 +93,11 @@ fn adopt(tx: &rusqlite::Transaction, path: &Path) -> rusqlite::Result<()> {
                     None => 0,
                 };
                 let key = key.as_deref().and_then(|k| u64::from_str_radix(k, 16).ok());
-                sending
-                    .insert(row, Sent { phone, campaign_id, occurrence, key, keyed, timeout_ms });
+                // A journal of this version knows each row's identity: its key.
+                let identity = key.filter(|_| header.identity_keys);
+                let sent =
+                    Sent { phone, campaign_id, occurrence, identity, key, keyed, timeout_ms };
+                sending.insert(row, sent);
             }
             Entry::Outcome { row, status, lead_id, commit_by, .. } => {
                 let Some(sent) = sending.get(&row) else { continue };
@@ -122,7 +127,9 @@ fn adopt(tx: &rusqlite::Transaction, path: &Path) -> rusqlite::Result<()> {
 }
 
 fn identity_of(sent: &Sent) -> u64 {
-    identity_key(sent.campaign_id, Who::Number(&sent.phone, sent.occurrence))
+    sent.identity.unwrap_or_else(|| {
+        identity_key(sent.campaign_id, Who::Number(&sent.phone, sent.occurrence))
+    })
 }
 
 fn insert_sent(

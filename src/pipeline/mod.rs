@@ -687,6 +687,7 @@ fn run_header(
         accounts: accounts.get(1..).unwrap_or_default().to_vec(),
         baseline_lead_id,
         allow_duplicates: opts.allow_duplicates,
+        identity_keys: true,
         timeout_ms: u64::try_from(client.timeout().as_millis()).unwrap_or(u64::MAX),
         started_at: now(),
     })

@@ -290,18 +290,38 @@ impl Collector {
             }
             Some(RowState::InDoubt { fp: sent, commit_by }) => {
                 self.same_content(row.row, sent, fp)?;
-                if let Known::Sent { lead_id, origin } = self.plan.ledger.lookup(key)? {
+                match self.plan.ledger.lookup(key)? {
                     // Settled meanwhile, by this run's own write or another run's.
-                    return self.known_lead(row, fp, key, lead_id, &origin);
+                    Known::Sent { lead_id, origin } => {
+                        return self.known_lead(row, fp, key, lead_id, &origin);
+                    }
+                    // Another run took the identity over (this row's write could no longer
+                    // commit by then): its write is the one to settle.
+                    Known::Claimed(held) if !self.is_this_row(&held.origin, row.row) => {
+                        return self.claimed_elsewhere(row, fp, key, held);
+                    }
+                    Known::Claimed(_) | Known::Ours | Known::Unknown => {}
                 }
                 let doubt = self.earlier_doubt(row, fp, key, commit_by, true);
                 return self.decide_now(doubt);
             }
             Some(RowState::Retry) | None => {
-                let known = self.plan.ledger.lookup(key)?;
-                if let Known::Sent { lead_id, origin } = known {
-                    self.plan.recovered.carried.remove(&key);
-                    return self.known_lead(row, fp, key, lead_id, &origin);
+                match self.plan.ledger.lookup(key)? {
+                    // Sent before: by an earlier run of this very row only when that run left
+                    // its write in doubt (carried into this one); otherwise from elsewhere, or
+                    // settled and now sent again, which makes no second lead.
+                    Known::Sent { lead_id, origin } => {
+                        if self.plan.recovered.carried.remove(&key).is_some() {
+                            return self.known_lead(row, fp, key, lead_id, &origin);
+                        }
+                        return self.sent_before(row, fp, lead_id, &origin);
+                    }
+                    // The ledger's claim says best how the write went out, and since when.
+                    Known::Claimed(held) => {
+                        self.plan.recovered.carried.remove(&key);
+                        return self.claimed_elsewhere(row, fp, key, held);
+                    }
+                    Known::Ours | Known::Unknown => {}
                 }
                 if let Some(carried) = self.plan.recovered.carried.remove(&key) {
                     let id = if carried.keyed { RowId::Keyed(key) } else { RowId::Content };
@@ -311,9 +331,6 @@ impl Collector {
                     let doubt =
                         Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     return self.decide_now(doubt);
-                }
-                if let Known::Claimed(held) = known {
-                    return self.claimed_elsewhere(row, fp, key, held);
                 }
                 if self.plan.skip_existing
                     && let Some(id) = self.already_there(&row, key)
@@ -338,13 +355,16 @@ impl Collector {
         lead_id: Option<u64>,
         origin: &Origin,
     ) -> Result<(), CollectError> {
-        let this_row = origin.source == self.plan.source
-            && origin.sheet == self.plan.sheet
-            && origin.row == row.row;
+        let this_row = self.is_this_row(origin, row.row);
         match lead_id {
             Some(id) if this_row => self.settle_found(row, fp, key, Final::Created, id, true),
             _ => self.sent_before(row, fp, lead_id, origin),
         }
+    }
+
+    /// Whether `origin` is row `row` of this run's source and sheet.
+    fn is_this_row(&self, origin: &Origin, row: u64) -> bool {
+        origin.source == self.plan.source && origin.sheet == self.plan.sheet && origin.row == row
     }
 
     /// A row whose lead the ledger knows: sent before, from this or any other source or front.
@@ -377,8 +397,8 @@ impl Collector {
         self.report(row)
     }
 
-    /// A row whose identity another run holds a claim on (sending it now, or left in doubt by
-    /// a run that died): settled like a write in doubt, from the lead list, and sent only once
+    /// A row whose identity a claim holds (another run sending it now, or a run that died with
+    /// its write in doubt): settled like a write in doubt, from the lead list, and sent only once
     /// a list read after that write's deadline shows it never arrived.
     fn claimed_elsewhere(
         &mut self,
@@ -387,7 +407,8 @@ impl Collector {
         key: u64,
         held: Held,
     ) -> Result<(), CollectError> {
-        let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Content };
+        let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Number };
+        let row_number = row.row;
         let doubt = Doubt {
             row,
             fp,
@@ -397,7 +418,9 @@ impl Collector {
             resends: 0,
             sendable: true,
             earlier: true,
-            foreign: true,
+            // A claim this row's own earlier run left (a killed run of this sheet): a lead
+            // found for it is this row's.
+            foreign: !self.is_this_row(&held.origin, row_number),
         };
         if self.plan.index_loaded { self.decide_now(doubt) } else { self.hold_in_doubt(doubt) }
     }

@@ -26,14 +26,17 @@ pub struct LeadIndex {
     max_id: u64,
 }
 
-/// A lead on the list: (id, hash of its variables, whether it carries a key).
-type Listed = (u64, u64, bool);
+/// A lead on the list: (id, hash of its variables, the key it carries).
+type Listed = (u64, u64, Option<u64>);
 
 /// How a row was (or is) sent: with its own key, or to be matched by content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowId {
     Keyed(u64),
     Content,
+    /// Another run's write without a key: any lead without a key of its campaign and number
+    /// that no row has claimed is that identity's, whenever it was made.
+    Number,
 }
 
 /// The index key of a number: its E.164 digits as an integer.
@@ -77,7 +80,7 @@ impl LeadIndex {
         }
         if let Some(number) = phone_key(&lead.phone_number) {
             let pairs = lead.variables.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-            let entry = (lead.id, variables_hash(pairs), own.is_some());
+            let entry = (lead.id, variables_hash(pairs), own);
             self.by_key.entry((lead.campaign_id, number)).or_default().push(entry);
         }
     }
@@ -123,22 +126,28 @@ impl LeadIndex {
         // A lead written without a key (by hand, another tool, an older version) with the
         // row's campaign and number is the row's lead, whatever else it holds.
         let _ = variables;
-        older.filter(|(_, _, keyed)| !keyed).map(|(id, ..)| *id).next()
+        older.filter(|(_, _, own)| own.is_none()).map(|(id, ..)| *id).next()
     }
 
-    /// Every lead on the list by its identities (`key::identity_key`): its campaign and number,
-    /// the n-th lead of a number being its n-th occurrence; and by the key it carries, if any.
-    /// As (key, campaign, number, lead id), for the ledger to learn a list it lost.
+    /// Every lead on the list by its identity (`key::identity_key`), for the ledger to learn
+    /// a list it lost, as (key, campaign, number, lead id): a lead with a key by that key
+    /// (first, so it wins); a lead without one (made by hand, by another tool, with
+    /// `lead_key = false`) by its campaign and number, the first such lead of a number being its
+    /// first occurrence not named by a keyed lead, and so on.
     pub fn identities(&self) -> impl Iterator<Item = (u64, u64, String, u64)> + '_ {
+        let by_key = self.by_lead_key.iter().map(|(&own, &id)| (own, 0, String::new(), id));
         let by_number = self.by_key.iter().flat_map(|(&(campaign, number), leads)| {
             let phone = format!("+{number}");
-            leads.iter().enumerate().map(move |(n, &(id, ..))| {
-                let who = key::Who::Number(&phone, u32::try_from(n).unwrap_or(u32::MAX));
-                (key::identity_key(campaign, who), campaign, phone.clone(), id)
-            })
+            let keyless = leads.iter().filter(|(.., own)| own.is_none()).map(|(id, ..)| *id);
+            let mut occurrences = (0..u32::MAX)
+                .map(move |n| key::identity_key(campaign, key::Who::Number(&phone, n)))
+                .filter(|k| !self.by_lead_key.contains_key(k));
+            let phone = format!("+{number}");
+            keyless
+                .map_while(move |id| Some((occurrences.next()?, campaign, phone.clone(), id)))
+                .collect::<Vec<_>>()
         });
-        let by_key = self.by_lead_key.iter().map(|(&own, &id)| (own, 0, String::new(), id));
-        by_number.chain(by_key)
+        by_key.chain(by_number)
     }
 
     /// Decides a row in doubt: by its key when it was sent with one, else by content.
@@ -154,6 +163,23 @@ impl LeadIndex {
         match id {
             RowId::Keyed(own) => self.reconcile_keyed(campaign_id, e164, own, claimed),
             RowId::Content => self.reconcile(campaign_id, e164, variables, baseline, claimed),
+            RowId::Number => self.reconcile_number(campaign_id, e164, claimed),
+        }
+    }
+
+    /// Another run's write in doubt, sent without a key: the first unclaimed lead without a
+    /// key of its campaign and number is its identity's (the row is reported as already on the
+    /// service, so which of several such leads it is does not matter).
+    fn reconcile_number(&self, campaign_id: u64, e164: &str, claimed: &mut Claimed) -> Found {
+        let leads = phone_key(e164).and_then(|k| self.by_key.get(&(campaign_id, k)));
+        let free =
+            leads.into_iter().flatten().find(|(id, _, own)| own.is_none() && !claimed.contains(id));
+        match free {
+            Some(&(id, ..)) => {
+                claimed.insert(id);
+                Found::Ours(id)
+            }
+            None => Found::Missing,
         }
     }
 
@@ -193,8 +219,8 @@ impl LeadIndex {
         };
         let wanted = variables_hash(variables.iter());
         // A lead with a key was written by a row that sent one: never this row's.
-        let ours = leads.iter().find(|(id, hash, keyed)| {
-            !keyed && *id > baseline && !claimed.contains(id) && *hash == wanted
+        let ours = leads.iter().find(|(id, hash, own)| {
+            own.is_none() && *id > baseline && !claimed.contains(id) && *hash == wanted
         });
         if let Some(&(id, ..)) = ours {
             claimed.insert(id);

@@ -35,7 +35,7 @@ impl Drop for Tmpfs<'_> {
 fn a_full_state_folder_stops_the_run_before_an_unjournaled_send() {
     let sb = TestSandbox::start();
     let small = sb.path("small");
-    let Some(_tmpfs) = Tmpfs::mount(&small, "100k") else {
+    let Some(_tmpfs) = Tmpfs::mount(&small, "700k") else {
         assert!(std::env::var("CI").is_err(), "CI must be able to mount a tmpfs (run as root)");
         eprintln!("skipped: mounting a tmpfs needs root");
         return;

@@ -83,7 +83,9 @@ fn journals_of_earlier_versions_are_read_in_once() {
     let dir = tempfile::tempdir().unwrap();
     let journals = dir.path().join("journals");
     std::fs::create_dir_all(&journals).unwrap();
-    let header = crate::journal::tests::header();
+    // A journal of an older version: its keys name places, not identities.
+    let header =
+        crate::journal::RunHeader { identity_keys: false, ..crate::journal::tests::header() };
     let lines = [
         serde_json::to_string(&header).unwrap(),
         r#"{"event":"attempt","row":2,"phone":"+4915111","campaign_id":10,"fp":"01"}"#.into(),

@@ -286,9 +286,7 @@ impl Ledger {
         for intent in intents {
             let answer = match self.lookup_in(&tx, intent.key)? {
                 Known::Sent { lead_id, origin } => Granted::Sent { lead_id, origin },
-                Known::Claimed(held)
-                    if !intent.checked_at.is_some_and(|at| held.commit_by <= at) =>
-                {
+                Known::Claimed(held) if intent.checked_at.is_none_or(|at| held.commit_by > at) => {
                     Granted::UnderWay(held)
                 }
                 Known::Unknown | Known::Ours | Known::Claimed(_) => {

@@ -70,7 +70,7 @@ fn find_journals(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 /// Reads one journal into the ledger; a file that is not a run's journal is passed over.
 fn adopt(tx: &rusqlite::Transaction, path: &Path) -> rusqlite::Result<()> {
     let Ok(file) = open_regular(path) else { return Ok(()) };
-    let modified = file.metadata().and_then(|m| m.modified()).map_or(0, |t| super::unix_ms(t));
+    let modified = file.metadata().and_then(|m| m.modified()).map_or(0, super::unix_ms);
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut line = Vec::new();
     if next_line(&mut reader, &mut line).is_none() {

@@ -118,6 +118,25 @@ pub struct PushOptions {
     pub front: &'static str,
 }
 
+impl PushOptions {
+    /// How the browser (`leadsync ui`) sends a checked sheet: skipping what is on the service,
+    /// resuming the sheet's journal (shared with `leadsync import` of the same file), refusing
+    /// a changed sheet while a send of it is unfinished.
+    pub fn for_browser(config: PushConfig, state_dir: PathBuf) -> PushOptions {
+        PushOptions {
+            config,
+            skip_existing: true,
+            restart: false,
+            journal: None,
+            state_dir,
+            journal_folder: "journals",
+            run_key: String::new(),
+            on_change: OnChange::Refuse,
+            front: "ui",
+        }
+    }
+}
+
 /// How an import went.
 #[derive(Debug)]
 pub struct ImportResult {

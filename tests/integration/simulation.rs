@@ -7,11 +7,16 @@
 //! commits cross them, and is restarted with new faults now and then. Each run draws its own
 //! timeout, token (rotated at random, also for an account without assistants) and spelling of
 //! the source's path (through `..` or a symbolic link). Some cases use `sync` on a sheet that
-//! grows between runs; some add a suppression list part-way. Afterwards:
-//! - every valid row is reported created (or, under `sync`, skipped as already there) with the
-//!   id of a lead that holds its number, name and secondary contact;
-//! - no lead is named by two rows, and the service holds nothing else (no copy, no lead of a
-//!   row that was never sent).
+//! grows between runs; some add a suppression list part-way. Others send one sheet in every
+//! form a person might: `import`, `sync` and the browser's send path (the library, as
+//! `leadsync ui` calls it) interleaved, two of them at once, the file renamed, with its columns
+//! swapped or saved as CSV, `--allow-duplicates` switched on and off; some lose the ledger
+//! part-way (it is rebuilt from the journals) and finally the whole state folder (it is rebuilt
+//! from the lead list, and nothing is sent again). Afterwards, a lead being its campaign and
+//! number (and with duplicates allowed, which occurrence of the number in its sheet):
+//! - every identity of a valid row is on the service exactly once, and nothing else is;
+//! - every row names its identity's lead, reported created only by the row whose name and
+//!   secondary contact that lead holds, else already on the service.
 //!
 //! `LEADSYNC_SIM_CASES` (default 16) and `LEADSYNC_SIM_SEED` choose how many cases and from
 //! which seed; `scripts/simulate.sh` runs thousands. Every case prints its seed when it fails,
@@ -20,6 +25,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use leadsync::sandbox::Faults;
@@ -41,6 +48,59 @@ const READ_FAILURES: [&str; 4] = [
 ];
 /// Runs to the end allowed before a case must have settled every row.
 const MAX_FINISHING_RUNS: usize = 4;
+/// How a run says another run holds its journal right now (two at once).
+const BUSY: &str = "another leadsync run is using the journal";
+
+/// The forms one sheet is sent in when a case varies them: the workbook under its own name or
+/// a copy, with its columns swapped, or as CSV.
+const FORMS: [&str; 6] =
+    ["book.xlsx", "sub/../book.xlsx", "link.xlsx", "copy.xlsx", "swapped.xlsx", "export.csv"];
+
+/// Which front sends a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Front {
+    Import,
+    Sync,
+    /// The browser's send path: `pipeline::import` with `PushOptions::for_browser`.
+    Browser,
+}
+
+/// A run under way: the binary, or the browser's send path on a thread of its own.
+enum Running {
+    Binary(std::process::Child),
+    Library { stop: Arc<AtomicBool>, thread: std::thread::JoinHandle<Result<(), String>> },
+}
+
+impl Running {
+    /// A hard stop: SIGKILL for the binary; for the library the page's Stop button, which is
+    /// all a browser can do.
+    fn kill(self) {
+        match self {
+            Running::Binary(mut child) => {
+                let _ = child.kill();
+                child.wait().unwrap();
+            }
+            Running::Library { stop, thread } => {
+                stop.store(true, Ordering::Relaxed);
+                let _ = thread.join().unwrap();
+            }
+        }
+    }
+
+    /// Waits for the end: the exit code (0 or 1 for the library) and what it said.
+    fn finish(self) -> (Option<i32>, String) {
+        match self {
+            Running::Binary(child) => {
+                let output = child.wait_with_output().unwrap();
+                (output.status.code(), String::from_utf8_lossy(&output.stderr).to_string())
+            }
+            Running::Library { thread, .. } => match thread.join().unwrap() {
+                Ok(()) => (Some(0), String::new()),
+                Err(e) => (Some(1), e),
+            },
+        }
+    }
+}
 
 #[test]
 fn random_faults_kills_and_sheets_never_lose_or_double_a_row() {
@@ -95,6 +155,10 @@ struct Case {
     suppressed: Option<String>,
     suppress_from: usize,
     runs: usize,
+    /// One sheet sent in every form and by every front, at times two at once.
+    varied: bool,
+    /// `--allow-duplicates` switched on and off between runs (only where no number repeats).
+    flip_flag: bool,
 }
 
 fn run_case(seed: u64) {
@@ -111,6 +175,12 @@ fn run_case(seed: u64) {
             sb = Some(TestSandbox::on_db_at(&db, case.faults(), port));
         }
         case.run_and_kill(sb.as_ref().unwrap());
+        if case.varied && case.rng.random_bool(0.2) {
+            case.lose_the_ledger();
+        }
+    }
+    if case.varied && case.rng.random_bool(0.3) {
+        case.race(sb.as_ref().unwrap());
     }
     let mut settled = false;
     for attempt in 0..MAX_FINISHING_RUNS {
@@ -140,6 +210,16 @@ fn run_case(seed: u64) {
         eprintln!("case {seed} copied to /tmp/leadsync-sim-{seed}: {status:?}");
     }
     case.check(&sb, seed);
+    if case.varied && case.rng.random_bool(0.5) {
+        // A new machine: the state folder is gone; the ledger learns the lead list, and every
+        // row is found there, sent again by nobody.
+        std::fs::remove_dir_all(case.dir.path().join("state")).unwrap();
+        let before = sb.block_on(sb.client(case.tokens[0]).list_leads()).unwrap().len();
+        assert!(case.run_every_sheet_to_the_end(&sb), "case {seed}: a rerun on a new machine");
+        let after = sb.block_on(sb.client(case.tokens[0]).list_leads()).unwrap().len();
+        assert_eq!(before, after, "case {seed}: sent again on a new machine");
+        case.check(&sb, seed);
+    }
 }
 
 impl Case {
@@ -172,6 +252,8 @@ impl Case {
             let rows = sheets[0].rows.len();
             sheets[0].shown = rng.random_range(1..=rows);
         }
+        let varied = sheets.len() == 1 && !sync && rng.random_bool(0.5);
+        let flip_flag = !allow_duplicates && rng.random_bool(0.5);
         let carol = rng.random_bool(0.25);
         let (tokens, campaign) = if carol {
             ([CAROL, CAROL_ROTATED], "Carol Campaign")
@@ -200,32 +282,60 @@ impl Case {
             suppressed,
             suppress_from,
             runs: 0,
+            varied,
+            flip_flag,
         };
         case.write_book();
         case
     }
 
-    /// The workbook as the sheets show it now: Name, Telefon, Mobil, Kampagne.
+    /// The workbook as the sheets show it now (Name, Telefon, Mobil, Kampagne), and when the
+    /// case varies its forms, a copy, one with its columns in another order and the sheet as
+    /// CSV.
     fn write_book(&self) {
+        self.write_xlsx("book.xlsx", [0, 1, 2, 3]);
+        if self.varied {
+            self.write_xlsx("copy.xlsx", [0, 1, 2, 3]);
+            // Telefon stays left of Mobil: which of two phone columns is the main number is read
+            // from their order, and another main number is another lead.
+            self.write_xlsx("swapped.xlsx", [2, 0, 3, 1]);
+            self.write_csv("export.csv");
+        }
+    }
+
+    /// `order[i]`: the column of field i (name, number, second number, campaign).
+    fn write_xlsx(&self, name: &str, order: [u16; 4]) {
         let mut book = rust_xlsxwriter::Workbook::new();
         for sheet in &self.sheets {
             let ws = book.add_worksheet();
             ws.set_name(&sheet.name).unwrap();
-            for (col, header) in ["Name", "Telefon", "Mobil", "Kampagne"].iter().enumerate() {
-                ws.write_string(0, col as u16, *header).unwrap();
+            for (field, header) in ["Name", "Telefon", "Mobil", "Kampagne"].iter().enumerate() {
+                ws.write_string(0, order[field], *header).unwrap();
             }
             for (i, row) in sheet.rows.iter().take(sheet.shown).enumerate() {
                 let line = i as u32 + 1;
-                for (col, text) in [&row.name, &row.phone, &row.second].into_iter().enumerate() {
-                    ws.write_string(line, col as u16, text).unwrap();
+                let fields = [row.name.as_str(), &row.phone, &row.second, self.campaign];
+                for (field, text) in fields.into_iter().enumerate() {
+                    ws.write_string(line, order[field], text).unwrap();
                 }
-                ws.write_string(line, 3, self.campaign).unwrap();
             }
         }
         // Written aside and renamed, so a run never reads half a workbook.
-        let aside = self.dir.path().join("book.new.xlsx");
+        let aside = self.dir.path().join(format!("{name}.new.xlsx"));
         book.save(&aside).unwrap();
-        std::fs::rename(aside, self.dir.path().join("book.xlsx")).unwrap();
+        std::fs::rename(aside, self.dir.path().join(name)).unwrap();
+    }
+
+    fn write_csv(&self, name: &str) {
+        let sheet = &self.sheets[0];
+        let mut text = String::from("Kampagne;Telefon;Name;Mobil\n");
+        for row in sheet.rows.iter().take(sheet.shown) {
+            text.push_str(&format!(
+                "{};{};{};{}\n",
+                self.campaign, row.phone, row.name, row.second
+            ));
+        }
+        std::fs::write(self.dir.path().join(name), text).unwrap();
     }
 
     /// Faults of every kind, each off or at a random rate. A stall stays within the commit
@@ -250,34 +360,117 @@ impl Case {
         }
     }
 
-    /// The command for one run of `sheet`: its token, timeout and path spelling drawn anew.
-    fn command(&mut self, sb: &TestSandbox, sheet: usize) -> Command {
+    /// Starts one run of `sheet` writing `report`: its front, token, timeout, form of the
+    /// source and flags drawn anew.
+    fn start(&mut self, sb: &TestSandbox, sheet: usize, report: PathBuf) -> Running {
         self.runs += 1;
         let token = self.tokens[usize::from(self.rng.random_bool(0.5))];
-        let timeout = ["1", "2"][usize::from(self.rng.random_bool(0.3))];
-        let path = ["book.xlsx", "sub/../book.xlsx", "link.xlsx"][self.rng.random_range(0..3)];
+        let timeout = [1, 2][usize::from(self.rng.random_bool(0.3))];
+        let forms = if self.varied { FORMS.len() } else { 3 };
+        let form = FORMS[self.rng.random_range(0..forms)];
+        let front = match (self.sync, self.varied, self.rng.random_range(0..3)) {
+            (true, ..) => Front::Sync,
+            (false, true, 1) => Front::Sync,
+            (false, true, 2) => Front::Browser,
+            _ => Front::Import,
+        };
+        let allow_duplicates =
+            self.allow_duplicates || (self.flip_flag && self.rng.random_bool(0.4));
+        let suppress = self.suppressed.clone().filter(|_| self.runs > self.suppress_from);
+        let list = suppress.map(|phone| {
+            let list = self.dir.path().join("dnc.csv");
+            std::fs::write(&list, format!("Telefon\n{phone}\n")).unwrap();
+            list
+        });
+        let sheet_name = (!form.ends_with(".csv")).then(|| self.sheets[sheet].name.clone());
+        if front == Front::Browser {
+            return self.start_browser(
+                sb,
+                token,
+                timeout,
+                form,
+                sheet_name,
+                allow_duplicates,
+                list,
+                report,
+            );
+        }
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("leadsync"));
         cmd.env_remove("LEADSYNC_TOKEN_FILE")
             .current_dir(self.dir.path())
             .env("LEADSYNC_BASE_URL", &sb.base_url)
             .env("LEADSYNC_TOKEN", token)
             .env("LEADSYNC_STATE_DIR", self.dir.path().join("state"))
-            .arg(if self.sync { "sync" } else { "import" })
-            .arg(path)
-            .args(["--sheet", &self.sheets[sheet].name, "--rate", "0", "--timeout", timeout])
+            .arg(if front == Front::Sync { "sync" } else { "import" })
+            .arg(form)
+            .args(["--rate", "0", "--timeout", &timeout.to_string()])
             .args(["--max-retries", "20", "--concurrency", &self.concurrency.to_string()])
             .arg("--report")
-            .arg(self.report_path(sheet))
+            .arg(report)
             .arg("-q");
-        if self.allow_duplicates {
+        if let Some(name) = sheet_name {
+            cmd.args(["--sheet", &name]);
+        }
+        if allow_duplicates {
             cmd.arg("--allow-duplicates");
         }
-        if let Some(phone) = self.suppressed.clone().filter(|_| self.runs > self.suppress_from) {
-            let list = self.dir.path().join("dnc.csv");
-            std::fs::write(&list, format!("Telefon\n{phone}\n")).unwrap();
+        if let Some(list) = list {
             cmd.arg("--suppress").arg(list);
         }
-        cmd
+        Running::Binary(cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap())
+    }
+
+    /// The browser's send path, as `leadsync ui` takes it once a sheet is checked: the library
+    /// with the browser's push options, on a runtime of its own.
+    #[allow(clippy::too_many_arguments)]
+    fn start_browser(
+        &self,
+        sb: &TestSandbox,
+        token: &str,
+        timeout: u64,
+        form: &str,
+        sheet: Option<String>,
+        allow_duplicates: bool,
+        list: Option<PathBuf>,
+        report: PathBuf,
+    ) -> Running {
+        use leadsync::client::{Client, ClientConfig, Token};
+        use leadsync::pipeline::{ImportOptions, PushOptions, import};
+        let config = ClientConfig::new(
+            &sb.base_url,
+            Token::new(token).unwrap(),
+            Duration::from_secs(timeout),
+            false,
+        )
+        .unwrap();
+        let client = Client::new(config).unwrap();
+        let path = self.dir.path().join(form);
+        let state = self.dir.path().join("state");
+        let push_config = leadsync::push::PushConfig {
+            concurrency: self.concurrency as usize,
+            rate: 0.0,
+            max_retries: 20,
+            ..Default::default()
+        };
+        let opts = ImportOptions {
+            location: path.display().to_string(),
+            path,
+            sheet,
+            allow_duplicates,
+            suppress: list.map(|l| l.display().to_string()).into_iter().collect(),
+            reports: vec![report],
+            push: Some(PushOptions::for_browser(push_config, state.clone())),
+            state_dir: Some(state),
+            ..ImportOptions::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            let result = runtime.block_on(import(&opts, Some(&client), stopped));
+            result.map(drop).map_err(|e| e.to_string())
+        });
+        Running::Library { stop, thread }
     }
 
     fn report_path(&self, sheet: usize) -> PathBuf {
@@ -293,14 +486,36 @@ impl Case {
         }
     }
 
+    /// One run killed at a random point; in a varied case sometimes two at once, both killed.
     fn run_and_kill(&mut self, sb: &TestSandbox) {
         self.maybe_grow();
         let sheet = self.rng.random_range(0..self.sheets.len());
-        let mut child =
-            self.command(sb, sheet).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut running = vec![self.start(sb, sheet, self.report_path(sheet))];
+        if self.varied && self.rng.random_bool(0.3) {
+            running.push(self.start(sb, sheet, self.dir.path().join("report-b.json")));
+        }
         std::thread::sleep(Duration::from_millis(self.rng.random_range(10..700)));
-        let _ = child.kill();
-        child.wait().unwrap();
+        running.into_iter().for_each(Running::kill);
+    }
+
+    /// Two runs of one sheet at once, each to its end (or to a refusal: the other holds the
+    /// journal); what they report is not judged here, only what the service ends with.
+    fn race(&mut self, sb: &TestSandbox) {
+        let first = self.start(sb, 0, self.report_path(0));
+        let second = self.start(sb, 0, self.dir.path().join("report-b.json"));
+        for (code, err) in [first.finish(), second.finish()] {
+            let known = READ_FAILURES.iter().chain([&BUSY]).any(|e| err.contains(e));
+            assert!(matches!(code, Some(0 | 3 | 5)) || known, "exit {code:?}: {err}");
+        }
+    }
+
+    /// Loses the ledger (a deleted file, a restored backup without it): the next run reads it
+    /// back from the journals, whose writes in doubt become claims again.
+    fn lose_the_ledger(&self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let path = self.dir.path().join(format!("state/ledger.sqlite{suffix}"));
+            let _ = std::fs::remove_file(path);
+        }
     }
 
     /// Runs every sheet to the end (a `sync` sheet shown whole first); true when every row got
@@ -321,9 +536,7 @@ impl Case {
     /// 1 when a read of the service fails through all its retries (a faulty service does that
     /// now and then): the next run picks up from its journal.
     fn run_to_the_end(&mut self, sb: &TestSandbox, sheet: usize) -> bool {
-        let output = self.command(sb, sheet).stdout(Stdio::null()).output().unwrap();
-        let code = output.status.code();
-        let err = String::from_utf8_lossy(&output.stderr);
+        let (code, err) = self.start(sb, sheet, self.report_path(sheet)).finish();
         if code == Some(1) && READ_FAILURES.iter().any(|read| err.contains(read)) {
             return false;
         }

@@ -20,7 +20,6 @@ use super::super::text::Text;
 use super::super::{App, download};
 use super::ReadingChoice;
 use super::mapping::headers_and_mapping;
-use crate::journal::OnChange;
 use crate::pipeline::PushOptions;
 use crate::progress::Display;
 use crate::report::rows_db::{RowFilter, RowsDb, stored_issues};
@@ -114,17 +113,7 @@ pub(in super::super) async fn start_send(
     let mut opts = run.options();
     opts.dry_run = false;
     opts.offline = false;
-    opts.push = Some(PushOptions {
-        config: app.push.clone(),
-        skip_existing: true,
-        restart: false,
-        journal: None,
-        state_dir: app.state_dir.clone(),
-        journal_folder: "journals",
-        run_key: String::new(),
-        on_change: OnChange::Refuse,
-        front: "ui",
-    });
+    opts.push = Some(PushOptions::for_browser(app.push.clone(), app.state_dir.clone()));
     let expected = match run.state() {
         RunState::Done(finished) => Some(finished.summary.rows),
         _ => None,

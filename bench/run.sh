@@ -8,7 +8,8 @@
 #   bench/run.sh xlsx       the 1M-row XLSX against the same rows as CSV and against fastexcel
 #                           (pip install fastexcel pyarrow), A B C A B C, with the mapping
 #   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
-#   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal
+#   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal;
+#                           with OLD_BIN, a 200k-row push of both builds alternating (A B A B)
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
@@ -301,8 +302,10 @@ bench_push() {
   echo "== rate accuracy: --rate 50 for ~30 s against a sandbox limited to 50/s"
   "$gen" 1600 "$work/push_1600.csv"
   start_sandbox --rate-limit 50
+  # A state folder of its own: its ledger must not know these numbers from another run.
+  rm -rf "$state.rate"
   "$bin" --base-url "$base_url" --output json import "$work/push_1600.csv" --rate 50 --concurrency 8 \
-    --state-dir "$state" -q --allow-duplicates > "$work/rate.json" 2>/dev/null || true
+    --state-dir "$state.rate" -q --allow-duplicates > "$work/rate.json" 2>/dev/null || true
   python3 - "$work/rate.json" <<'PY'
 import json, sys, datetime as dt
 r = json.load(open(sys.argv[1]))
@@ -312,6 +315,8 @@ print(f"{p['sent']} requests in {secs:.1f} s of sending = {p['sent']/secs:.2f}/s
 PY
   kill "$sandbox_pid"
 
+  push_versus
+
   echo "== resume start-up on a journal of 1,000,000 rows"
   data 1000000 leads_1m.csv
   resume_startup "$bin" "this build"
@@ -320,17 +325,38 @@ PY
   fi
 }
 
+# Sending 200k rows into a fresh sandbox with a fresh state folder, this build against OLD_BIN
+# alternating (A B A B), PAIRS pairs: what the ledger's claims and outcomes add to a push.
+push_versus() {
+  [ -n "${OLD_BIN:-}" ] || return 0
+  data 200000 leads_200k.csv
+  echo "== push of 200k rows (--rate 0 --concurrency 16 --allow-duplicates), $pairs pairs, A B A B"
+  local i run_bin label
+  for i in $(seq "$pairs"); do
+    for run_bin in "$bin" "$OLD_BIN"; do
+      label="this build"; [ "$run_bin" = "$bin" ] || label="before"
+      rm -rf "$work/push200k-state" "$work"/push200k.db*
+      start_sandbox --db "$work/push200k.db"
+      measure "$label: push 200k (pair $i)" "$run_bin" --base-url "$base_url" import \
+        "$work/leads_200k.csv" --rate 0 --concurrency 16 --allow-duplicates -q \
+        --state-dir "$work/push200k-state"
+      kill "$sandbox_pid"; wait "$sandbox_pid" 2>/dev/null || true
+    done
+  done
+  rm -rf "$work/push200k-state" "$work"/push200k.db*
+}
+
 # Start-up of a resumed run on a 1M-row journal that binary $1 wrote itself: its log's timings,
 # and the whole run's wall time and peak memory. Each binary gets a sandbox of its own, since a
 # resume that reads the lead list reads every lead the sandbox holds.
 resume_startup() {
-  local run_bin=$1 label=$2 journal="$work/resume.jsonl"
+  local run_bin=$1 label=$2 journal="$work/resume.jsonl" state="$work/resume-state"
   start_sandbox
-  rm -f "$journal" "$journal.lock"
+  rm -rf "$journal" "$journal.lock" "$state"
   # A real million-row run (journal lines carry each row's content fingerprint, so they cannot
   # be made up), with its `finished` line taken off: an interrupted run that settled every row.
   "$run_bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 \
-    --concurrency 16 --allow-duplicates -q >/dev/null 2>&1 || true
+    --concurrency 16 --allow-duplicates -q --state-dir "$state" >/dev/null 2>&1 || true
   # Only a run that finished may lose its finished line: anything else would time another resume.
   if ! tail -1 "$journal" | grep -q '"event":"finished"'; then
     echo "the million-row push did not finish; its journal ends: $(tail -c 200 "$journal")" >&2
@@ -338,10 +364,10 @@ resume_startup() {
   fi
   sed -i '$ d' "$journal"
   cp "$journal" "$journal.open"
-  "$run_bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates 2> "$work/resume.log" >/dev/null || true
+  "$run_bin" -v --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates --state-dir "$state" 2> "$work/resume.log" >/dev/null || true
   grep -E 'journal opened|ready to send' "$work/resume.log" | sed 's/^[^ ]* *INFO *//' || true
   cp "$journal.open" "$journal"
-  measure "$label: whole resumed run (1M rows, nothing to send)" "$run_bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates -q
+  measure "$label: whole resumed run (1M rows, nothing to send)" "$run_bin" --base-url "$base_url" import "$work/leads_1m.csv" --journal "$journal" --rate 0 --allow-duplicates -q --state-dir "$state"
   rm -f "$journal.open"
   kill "$sandbox_pid"
 }

@@ -105,3 +105,33 @@ fn journals_of_earlier_versions_are_read_in_once() {
     let Known::Claimed(held) = ledger.lookup(bob).unwrap() else { panic!("bob is in doubt") };
     assert_eq!((held.sent_key, held.keyed), (0xaa, true), "matched by the key it was sent with");
 }
+
+/// Prints what opening a ledger of a million identities, and looking them up, costs.
+#[test]
+#[ignore = "a measurement: cargo test --release --lib a_million_identities -- --ignored --nocapture"]
+fn a_million_identities_open_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let key =
+        |i: u64| identity::identity_key(10, identity::Who::Number(&format!("+49151{i:08}"), 0));
+    let names = vec!["user:1".to_string()];
+    let leads = (0..1_000_000u64).map(|i| (key(i), 10, format!("+49151{i:08}"), i + 1));
+    let started = std::time::Instant::now();
+    run(dir.path(), "import").learn_list(&names, leads).unwrap();
+    let learnt = started.elapsed();
+    let started = std::time::Instant::now();
+    let ledger = run(dir.path(), "sync");
+    assert!(ledger.knows_account(&names).unwrap());
+    assert!(ledger.claimed_by_others().unwrap().is_empty());
+    let opened = started.elapsed();
+    let started = std::time::Instant::now();
+    for i in (0..1_000_000u64).step_by(10) {
+        assert!(matches!(ledger.lookup(key(i)).unwrap(), Known::Sent { .. }));
+    }
+    let looked = started.elapsed();
+    let size = std::fs::metadata(dir.path().join(FILE)).unwrap().len();
+    println!(
+        "1,000,000 identities: learnt in {learnt:?}, opened (with its checks) in {opened:?}, \
+         100,000 lookups in {looked:?}, {:.1} MiB on disk",
+        size as f64 / (1 << 20) as f64
+    );
+}

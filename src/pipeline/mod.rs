@@ -436,11 +436,14 @@ fn head_count(head: &[Vec<RowReport>], plan: &SendPlan) -> progress::SendCount {
         let index = LeadIndex::clone(&plan.index);
         SkipPreview::new(index, plan.lead_key, plan.allow_duplicates)
     });
+    let mut keys = crate::ledger::identity::RowKeys::new(plan.allow_duplicates);
     let mut count = progress::SendCount::default();
     for row in head.iter().flatten() {
         let mut row = row.clone();
         let valid = row.status == report::RowStatus::Valid;
-        // Judged whatever its fate: the preview counts every row for the keys, as a real run.
+        // Judged whatever its fate: every row takes its place in the count of occurrences, as
+        // in a real run.
+        let key = keys.next(&row);
         if let Some(preview) = preview.as_mut() {
             preview.judge(&mut row);
         }
@@ -448,11 +451,17 @@ fn head_count(head: &[Vec<RowReport>], plan: &SendPlan) -> progress::SendCount {
             matches!(plan.recovered.rows.get(row.row), Some(journal::RowState::Done { .. }));
         match row.status {
             _ if !valid || settled => {}
-            report::RowStatus::Valid => count.to_send += 1,
+            report::RowStatus::Valid if !known_to_ledger(plan, key) => count.to_send += 1,
             _ => count.skipped += 1,
         }
     }
     count
+}
+
+/// Whether the ledger knows a lead of the identity `key`: its row is skipped, whatever the
+/// lead list says (a lead another front or file sent).
+fn known_to_ledger(plan: &SendPlan, key: Option<u64>) -> bool {
+    key.is_some_and(|k| matches!(plan.ledger.lookup(k), Ok(crate::ledger::Known::Sent { .. })))
 }
 
 /// Dry run: every row straight into the reports.

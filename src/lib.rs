@@ -15,8 +15,8 @@
 //! them: `row` (the row model every stage judges and every report renders) sits right above
 //! the phone code, which owns the facts about numbers and countries; `assistant` (what the
 //! assistant that makes the calls needs of a lead's variables) follows `mapping`, whose plan
-//! it checks, and precedes `validate`, which asks it of every row; `journal` and `report` come
-//! before `push`, which writes both; `client` (the only module that speaks HTTP to the service)
+//! it checks, and precedes `validate`, which asks it of every row; `journal`, `ledger` (who each lead
+//! is, for every run of the state folder) and `report` come before `push`, which writes them; `client` (the only module that speaks HTTP to the service)
 //! and `pace` (where the rate limiter and the progress display meet) come before `progress` and
 //! `push`. `pipeline` is the one place that knows the order of the stages; `progress` shows it
 //! to whoever watches; `serve` is the accept loop, with its timeouts and connection cap, that

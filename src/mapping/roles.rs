@@ -24,6 +24,8 @@ pub enum Role {
     Country,
     /// Whether the person agreed to be called.
     Consent,
+    /// The CRM's own id of the record: who the lead is (`id = "…"`).
+    RecordId,
 }
 
 impl Role {
@@ -37,6 +39,7 @@ impl Role {
             Role::Campaign => "campaign",
             Role::Country => "country",
             Role::Consent => "consent",
+            Role::RecordId => "record_id",
         }
     }
 
@@ -50,6 +53,7 @@ impl Role {
             "campaign" => Role::Campaign,
             "country" => Role::Country,
             "consent" => Role::Consent,
+            "record_id" => Role::RecordId,
             "variable" => Role::Variable(match variable.trim() {
                 "" => snake_case(header),
                 given => given.to_string(),
@@ -82,6 +86,9 @@ pub fn roles_of(file: &MappingFile, headers: &[String]) -> Vec<Role> {
     if let Some(consent) = &file.consent {
         set(&consent.column, Role::Consent);
     }
+    if let Some(header) = &file.id {
+        set(header, Role::RecordId);
+    }
     for contact in &file.secondary_contacts {
         set(contact.phone(), Role::Secondary);
     }
@@ -108,6 +115,7 @@ pub fn with_roles(base: &MappingFile, headers: &[String], roles: &[Role]) -> Map
         campaign_column: None,
         region_column: None,
         consent: None,
+        id: None,
         secondary_contacts: Vec::new(),
         variables: IndexMap::new(),
         // Every column has said what it is for: none is carried along unasked.
@@ -123,6 +131,7 @@ pub fn with_roles(base: &MappingFile, headers: &[String], roles: &[Role]) -> Map
             Role::Variable(name) => join_variable(&mut file.variables, name, header),
             Role::Campaign => file.campaign_column = Some(header.clone()),
             Role::Country => file.region_column = Some(header.clone()),
+            Role::RecordId => file.id = Some(header.clone()),
             Role::Consent => {
                 let values = base.consent.as_ref().map(|c| c.values.clone());
                 let values = values.unwrap_or_else(super::default_consent_values);
@@ -233,5 +242,21 @@ mod tests {
         let mut more = headers.clone();
         more.push("Extra".into());
         assert!(fits(&file, &more), "a column more is fine");
+    }
+
+    #[test]
+    fn a_record_id_column_is_a_role_of_its_own() {
+        let headers = headers(&["Kunden-Nr", "Telefon"]);
+        let file = MappingFile {
+            id: Some("Kunden-Nr".into()),
+            phone: Some(PhoneColumns::One("Telefon".into())),
+            ..MappingFile::default()
+        };
+        let roles = roles_of(&file, &headers);
+        assert_eq!(roles, [Role::RecordId, Role::Phone]);
+        assert_eq!(with_roles(&file, &headers, &roles).id.as_deref(), Some("Kunden-Nr"));
+        let dropped = with_roles(&file, &headers, &[Role::Ignore, Role::Phone]);
+        assert_eq!(dropped.id, None, "a role taken away takes the id column away");
+        assert_eq!(Role::parse("record_id", "", "Kunden-Nr"), Some(Role::RecordId));
     }
 }

@@ -63,6 +63,14 @@ pub fn render_template_with(
         }
     }
     .ok();
+    let _ = writeln!(
+        out,
+        "\n# Who a lead is: its campaign and number, or with a column of your CRM's record id,\n# its campaign and that id, whatever its number."
+    );
+    let _ = match &file.id {
+        Some(column) => writeln!(out, "id = {}", q(column)),
+        None => writeln!(out, "# id = \"Kunden-Nr\""),
+    };
     let phones: Vec<String> = file
         .secondary_contacts
         .iter()
@@ -200,5 +208,9 @@ mod tests {
         assert_eq!(back, file, "{text}");
         assert!(text.contains("# Columns found:"));
         assert!(text.contains("\nphone = [\"Telefon\", \"Handy\"]\n"), "{text}");
+        // A record id column comes back too.
+        file.id = Some("Firma \"X\"".into());
+        let text = render_template(&file, "leads.csv", &headers);
+        assert_eq!(MappingFile::parse(&text).unwrap(), file, "{text}");
     }
 }

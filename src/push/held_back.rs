@@ -52,9 +52,15 @@ impl Collector {
         }
     }
 
-    /// Under `--skip-existing`, the lead an earlier run (of another version of the sheet)
-    /// created for a row a guard now turns away, found by the row's key.
+    /// The lead an earlier run (of this or any other file, from any front) made for a row a
+    /// guard now turns away: the one the ledger knows for its identity, else under
+    /// `--skip-existing` the one the lead list holds with its key.
     fn found_by_key(&self, key: u64) -> Option<u64> {
+        if let Ok(crate::ledger::Known::Sent { lead_id: Some(id), .. }) =
+            self.plan.ledger.lookup(key)
+        {
+            return Some(id);
+        }
         let keyed = self.plan.skip_existing && self.plan.lead_key;
         keyed.then(|| self.plan.index.keyed(key)).flatten().filter(|id| *id <= self.plan.baseline)
     }

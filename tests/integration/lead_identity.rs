@@ -655,3 +655,63 @@ fn a_fifo_named_like_a_journal_in_the_state_folder_does_not_hang_a_run() {
     let counted = miscount(&sb, &all, "after imports beside a FIFO");
     assert!(hung.is_empty() && counted.is_none(), "{hung:?} {counted:?}");
 }
+
+/// A CRM's record id (`id = "Kunden-Nr"`) says who a lead is: two people sharing one number
+/// are two leads, and a person whose number changed in next week's export is still one lead,
+/// reported as already on the service with the lead of last week, never created again.
+#[test]
+fn a_record_id_column_names_the_lead_whatever_its_number() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let mapping = write(
+        case.dir.path(),
+        "mapping.toml",
+        "phone = \"Telefon\"\ncampaign = 10\nid = \"Kunden-Nr\"\n[variables]\ncustomer_name = \"Name\"\n",
+    );
+    let export = |rows: &[(&str, &str, &str)]| {
+        let mut text = String::from("Kunden-Nr,Name,Telefon\n");
+        for (id, name, phone) in rows {
+            text.push_str(&format!("{id},{name},{phone}\n"));
+        }
+        text
+    };
+    // Anna and Ben share the switchboard's number.
+    let week1 = [
+        ("K-1", "Anna", "+4915120000001"),
+        ("K-2", "Ben", "+4915120000001"),
+        ("K-3", "Cleo", "+4915120000003"),
+    ];
+    let file = write(case.dir.path(), "week1.csv", &export(&week1));
+    let import = |file: &Path, report: &Path| -> Vec<String> {
+        let mut args: Vec<String> = ["import", "--mapping", mapping.to_str().unwrap()]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        args.extend([file.display().to_string(), "--allow-duplicates".into()]);
+        args.extend(["--rate", "0", "--report"].map(String::from));
+        args.push(report.display().to_string());
+        args
+    };
+    let first = case.path("week1.json");
+    let args = import(&file, &first);
+    case.cli(&sb, ALICE, &args.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+    assert_eq!(leads(&sb, ALICE).len(), 3, "two people on one number are two leads");
+    // Next week Anna has a number of her own; Dan is new.
+    let week2 = [
+        ("K-1", "Anna", "+4915120000009"),
+        ("K-2", "Ben", "+4915120000001"),
+        ("K-4", "Dan", "+4915120000004"),
+    ];
+    let file = write(case.dir.path(), "week2.csv", &export(&week2));
+    let second = case.path("week2.json");
+    let args = import(&file, &second);
+    case.cli(&sb, ALICE, &args.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+    let on_service = leads(&sb, ALICE);
+    assert_eq!(on_service.len(), 4, "only Dan is new: {on_service:?}");
+    let report = json(&std::fs::read_to_string(&second).unwrap());
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["status"], "skipped", "Anna is last week's lead: {}", rows[0]);
+    let week1_report = json(&std::fs::read_to_string(&first).unwrap());
+    assert_eq!(rows[0]["lead_id"], week1_report["rows"][0]["lead_id"], "the same lead");
+    assert_eq!(rows[2]["status"], "created", "{}", rows[2]);
+}

@@ -180,7 +180,8 @@ fn run_case(seed: u64) {
         }
     }
     if case.varied && case.rng.random_bool(0.3) {
-        case.race(sb.as_ref().unwrap());
+        let sb = sb.get_or_insert_with(|| TestSandbox::on_db_at(&db, Faults::default(), port));
+        case.race(sb);
     }
     let mut settled = false;
     for attempt in 0..MAX_FINISHING_RUNS {
@@ -201,14 +202,7 @@ fn run_case(seed: u64) {
     // Writes that were still committing when the last run ended have landed by now.
     std::thread::sleep(Duration::from_millis(1_600));
     let sb = TestSandbox::on_db_at(&db, Faults::default(), port);
-    if std::env::var_os("LEADSYNC_SIM_KEEP").is_some() {
-        let status = Command::new("cp")
-            .args(["-r"])
-            .arg(case.dir.path())
-            .arg(format!("/tmp/leadsync-sim-{seed}"))
-            .status();
-        eprintln!("case {seed} copied to /tmp/leadsync-sim-{seed}: {status:?}");
-    }
+    case.keep(seed, "");
     case.check(&sb, seed);
     if case.varied && case.rng.random_bool(0.5) {
         // A new machine: the state folder is gone; the ledger learns the lead list, and every
@@ -218,6 +212,7 @@ fn run_case(seed: u64) {
         assert!(case.run_every_sheet_to_the_end(&sb), "case {seed}: a rerun on a new machine");
         let after = sb.block_on(sb.client(case.tokens[0]).list_leads()).unwrap().len();
         assert_eq!(before, after, "case {seed}: sent again on a new machine");
+        case.keep(seed, "after");
         case.check(&sb, seed);
     }
 }
@@ -474,6 +469,20 @@ impl Case {
             result.map(drop).map_err(|e| e.to_string())
         });
         Running::Library { stop, thread }
+    }
+
+    /// With `LEADSYNC_SIM_KEEP`, a copy of the case's folder to look at, as `/tmp/leadsync-sim-SEED`
+    /// (and `-STAGE` after it for a later stage).
+    fn keep(&self, seed: u64, stage: &str) {
+        if std::env::var_os("LEADSYNC_SIM_KEEP").is_none() {
+            return;
+        }
+        let to = match stage {
+            "" => format!("/tmp/leadsync-sim-{seed}"),
+            stage => format!("/tmp/leadsync-sim-{seed}-{stage}"),
+        };
+        let status = Command::new("cp").args(["-r"]).arg(self.dir.path()).arg(&to).status();
+        eprintln!("case {seed} copied to {to}: {status:?}");
     }
 
     fn report_path(&self, sheet: usize) -> PathBuf {

@@ -340,6 +340,7 @@ fn roles_table(
         ("campaign", t.role_campaign),
         ("country", t.role_country),
         ("consent", t.role_consent),
+        ("record_id", t.role_record_id),
         ("ignore", t.role_ignored),
     ];
     html! {

@@ -219,20 +219,22 @@ fn another_runs_lead_is_never_taken(mapping: Option<&str>) {
     drop(sb);
     case.lose_uncommitted_writes();
     let sb = case.service(Faults::default());
-    case.cli(&sb, ALICE, &feb).ok();
-    let journal = std::fs::read_dir(case.path("state/journals"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().contains("January") && p.extension().unwrap() == "jsonl")
-        .unwrap();
-    assert!(journal.exists());
-    let (_, err) = case.cli(&sb, ALICE, &jan).ok();
+    let (_, err) = case.cli(&sb, ALICE, &feb).ok();
     // The plan line says when rows go without their key.
     assert_eq!(
         err.contains("without their own key (lead_key = false)"),
         mapping.is_some(),
         "{err}"
     );
+    let journal = std::fs::read_dir(case.path("state/journals"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("January") && p.extension().unwrap() == "jsonl")
+        .unwrap();
+    assert!(journal.exists());
+    // January has nothing left to send: no plan line.
+    let (_, err) = case.cli(&sb, ALICE, &jan).ok();
+    assert!(!err.contains("rows to send") && !err.contains("row to send"), "{err}");
     // One number in one campaign is one lead, whichever sheet holds it: February sent it once
     // January's lost write could no longer commit, and January, resumed, names February's lead
     // as already on the service, never as its own.

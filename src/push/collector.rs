@@ -332,7 +332,10 @@ impl Collector {
                         Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     return self.decide_now(doubt);
                 }
-                if self.plan.skip_existing
+                // A lead of this identity on the list (made by hand, by another tool, on
+                // another machine) is this row's, also without `--skip-existing`: with
+                // duplicates allowed the service would otherwise take a second one.
+                if (self.plan.skip_existing || self.plan.index_loaded)
                     && let Some(id) = self.already_there(&row, key)
                 {
                     return self.settle_found(row, fp, key, Final::Skipped, id, false);

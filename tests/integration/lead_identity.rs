@@ -715,3 +715,36 @@ fn a_record_id_column_names_the_lead_whatever_its_number() {
     assert_eq!(rows[0]["lead_id"], week1_report["rows"][0]["lead_id"], "the same lead");
     assert_eq!(rows[2]["status"], "created", "{}", rows[2]);
 }
+
+/// A lead made by hand (or by another tool) with a row's campaign and number is that row's
+/// lead, whatever its key: an import with `--allow-duplicates` on a machine whose ledger knows
+/// the account already reports the row as already on the service and sends no second lead.
+#[test]
+fn a_lead_made_by_hand_is_the_rows_lead_whatever_its_key() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let first = write(case.dir.path(), "first.csv", &csv(&people(0, 2)));
+    let import = |file: &Path| {
+        let file = file.to_str().unwrap().to_string();
+        ["import", &file, "--campaign", "10", "--rate", "0", "--allow-duplicates"].map(String::from)
+    };
+    let args = import(&first);
+    case.cli(&sb, ALICE, &args.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+    // Someone adds Dora by hand, with a variable of their own and no key.
+    let dora = leadsync::client::NewLead {
+        phone_number: "+4915120099999".into(),
+        campaign_id: CAMPAIGN,
+        variables: [("customer_name".to_string(), "Dora (by hand)".to_string())]
+            .into_iter()
+            .collect(),
+        allow_dupplicate: false,
+        secondary_contacts: Vec::new(),
+    };
+    sb.block_on(sb.client(ALICE).create_lead(&dora)).unwrap();
+    let mut rows = people(0, 2);
+    rows.push(("Dora".into(), "+4915120099999".into()));
+    let second = write(case.dir.path(), "second.csv", &csv(&rows));
+    let args = import(&second);
+    case.cli(&sb, ALICE, &args.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+    assert_once_each(&sb, &numbers(&rows), "after a lead made by hand, then an import");
+}

@@ -471,56 +471,37 @@ fn record_settled(
     origin: &Origin,
     settled: &[Settled],
 ) -> rusqlite::Result<()> {
-    let mut ours = conn.prepare_cached(
+    // A claim settled for another run keeps that run's origin (?12): it sent the lead.
+    let mut record = conn.prepare_cached(
         "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, digest, source, sheet,
             row, front, at)
          VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT (service, key) DO UPDATE SET
             state = 1, lead_id = coalesce(excluded.lead_id, leads.lead_id),
-            digest = excluded.digest, source = excluded.source, sheet = excluded.sheet,
-            row = excluded.row, front = excluded.front, at = excluded.at, owner = NULL,
-            sent_key = NULL, keyed = NULL, commit_by = NULL
-         WHERE leads.state = 0",
-    )?;
-    let mut theirs = conn.prepare_cached(
-        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, source, sheet, row,
-            front, at)
-         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (service, key) DO UPDATE SET
-            state = 1, lead_id = coalesce(excluded.lead_id, leads.lead_id), owner = NULL,
-            sent_key = NULL, keyed = NULL, commit_by = NULL
+            digest = iif(?12, leads.digest, excluded.digest),
+            source = iif(?12, leads.source, excluded.source),
+            sheet = iif(?12, leads.sheet, excluded.sheet),
+            row = iif(?12, leads.row, excluded.row),
+            front = iif(?12, leads.front, excluded.front),
+            at = iif(?12, leads.at, excluded.at),
+            owner = NULL, sent_key = NULL, keyed = NULL, commit_by = NULL
          WHERE leads.state = 0",
     )?;
     for s in settled {
-        let lead_id = s.lead_id.map(|id| id as i64);
-        if s.keep_origin {
-            theirs.execute(params![
-                service,
-                s.key as i64,
-                s.campaign_id as i64,
-                s.phone,
-                lead_id,
-                origin.source,
-                origin.sheet,
-                s.row as i64,
-                origin.front,
-                origin.at as i64,
-            ])?;
-        } else {
-            ours.execute(params![
-                service,
-                s.key as i64,
-                s.campaign_id as i64,
-                s.phone,
-                lead_id,
-                s.digest as i64,
-                origin.source,
-                origin.sheet,
-                s.row as i64,
-                origin.front,
-                origin.at as i64,
-            ])?;
-        }
+        record.execute(params![
+            service,
+            s.key as i64,
+            s.campaign_id as i64,
+            s.phone,
+            s.lead_id.map(|id| id as i64),
+            (!s.keep_origin).then_some(s.digest as i64),
+            origin.source,
+            origin.sheet,
+            s.row as i64,
+            origin.front,
+            origin.at as i64,
+            s.keep_origin,
+        ])?;
     }
     Ok(())
 }

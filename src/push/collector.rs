@@ -366,7 +366,7 @@ impl Collector {
     }
 
     /// Whether `origin` is row `row` of this run's source and sheet.
-    fn is_this_row(&self, origin: &Origin, row: u64) -> bool {
+    pub(super) fn is_this_row(&self, origin: &Origin, row: u64) -> bool {
         origin.source == self.plan.source && origin.sheet == self.plan.sheet && origin.row == row
     }
 

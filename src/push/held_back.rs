@@ -44,38 +44,47 @@ impl Collector {
                         Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
                     self.decide_now(doubt)
                 }
-                None => match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(k)?))) {
-                    Some((fp, lead_id)) => self.found_before_guard(row, fp, lead_id),
-                    None => self.report(row),
-                },
+                None => {
+                    match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(&row, k)?))) {
+                        Some((fp, (lead_id, ours))) => {
+                            self.found_before_guard(row, fp, lead_id, ours)
+                        }
+                        None => self.report(row),
+                    }
+                }
             },
         }
     }
 
-    /// The lead an earlier run (of this or any other file, from any front) made for a row a
-    /// guard now turns away: the one the ledger knows for its identity, else under
+    /// The lead an earlier run made for a row a guard now turns away, and whether that run
+    /// sent it from this very row: the one the ledger knows for its identity, else under
     /// `--skip-existing` the one the lead list holds with its key.
-    fn found_by_key(&self, key: u64) -> Option<u64> {
-        if let Ok(crate::ledger::Known::Sent { lead_id: Some(id), .. }) =
+    fn found_by_key(&self, row: &RowReport, key: u64) -> Option<(u64, bool)> {
+        if let Ok(crate::ledger::Known::Sent { lead_id: Some(id), origin }) =
             self.plan.ledger.lookup(key)
         {
-            return Some(id);
+            return Some((id, self.is_this_row(&origin, row.row)));
         }
         let keyed = self.plan.skip_existing && self.plan.lead_key;
-        keyed.then(|| self.plan.index.keyed(key)).flatten().filter(|id| *id <= self.plan.baseline)
+        let listed = keyed.then(|| self.plan.index.keyed(key)).flatten();
+        listed.filter(|id| *id <= self.plan.baseline).map(|id| (id, true))
     }
 
-    /// Reports a guarded row whose lead is on the service already as created, the guard's
-    /// reasons as warnings, and journals it so, so a resume says the same.
+    /// Reports a guarded row whose lead is on the service already, the guard's reasons as
+    /// warnings: as created when this row sent it (`ours`), else as already on the service
+    /// (another file, sheet or row sent the lead); and journals it so, so a resume says the
+    /// same.
     fn found_before_guard(
         &mut self,
         mut row: RowReport,
         fp: u64,
         lead_id: u64,
+        ours: bool,
     ) -> Result<(), CollectError> {
+        let status = if ours { Final::Created } else { Final::Skipped };
         let entry = Entry::Outcome {
             row: row.row,
-            status: Final::Created,
+            status,
             fp: fp_text(fp),
             lead_id: Some(lead_id),
             message: None,
@@ -87,6 +96,9 @@ impl Collector {
         self.plan.journal.outcome(&entry)?;
         self.summary.reconciled += 1;
         created_before_guard(&mut row, Some(lead_id));
+        if !ours {
+            row.status = RowStatus::Skipped;
+        }
         self.report(row)
     }
 

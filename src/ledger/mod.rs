@@ -175,17 +175,17 @@ impl Ledger {
         // A commit survives a killed process; a power cut may lose the last ones, which the
         // run's own journal (fsynced before each request) still holds.
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // Checkpointed every 256 pages and cut back after: the write-ahead log of a long run
-        // stays about a megabyte, not four, in a state folder on a small disk.
-        self.conn.pragma_update(None, "wal_autocheckpoint", 256)?;
-        self.conn.pragma_update(None, "journal_size_limit", 1 << 20)?;
+        // The write-ahead log is cut back to 4 MiB after each checkpoint.
+        self.conn.pragma_update(None, "journal_size_limit", 4 << 20)?;
         self.conn.execute_batch(
+            // Settled leads and claims on writes under way live apart: the claims table stays
+            // a few pages (one run's writes in the air), so claiming costs little whatever the
+            // size of the ledger, and settled leads are written in batches.
             "CREATE TABLE IF NOT EXISTS leads (
                 service TEXT NOT NULL,
                 key INTEGER NOT NULL,
                 campaign_id INTEGER NOT NULL,
                 phone TEXT NOT NULL,
-                state INTEGER NOT NULL,
                 lead_id INTEGER,
                 digest INTEGER,
                 source TEXT NOT NULL,
@@ -193,13 +193,24 @@ impl Ledger {
                 row INTEGER NOT NULL,
                 front TEXT NOT NULL,
                 at INTEGER NOT NULL,
-                owner INTEGER,
-                sent_key INTEGER,
-                keyed INTEGER,
-                commit_by INTEGER,
                 PRIMARY KEY (service, key)
             ) WITHOUT ROWID;
-            CREATE INDEX IF NOT EXISTS claims ON leads (service) WHERE state = 0;
+            CREATE TABLE IF NOT EXISTS claims (
+                service TEXT NOT NULL,
+                key INTEGER NOT NULL,
+                campaign_id INTEGER NOT NULL,
+                phone TEXT NOT NULL,
+                source TEXT NOT NULL,
+                sheet TEXT,
+                row INTEGER NOT NULL,
+                front TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                owner INTEGER NOT NULL,
+                sent_key INTEGER NOT NULL,
+                keyed INTEGER NOT NULL,
+                commit_by INTEGER NOT NULL,
+                PRIMARY KEY (service, key)
+            ) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS accounts (
                 service TEXT NOT NULL,
                 name TEXT NOT NULL,
@@ -232,36 +243,45 @@ impl Ledger {
     }
 
     fn lookup_in(&self, conn: &Connection, key: u64) -> rusqlite::Result<Known> {
-        let mut query = conn.prepare_cached(
-            "SELECT state, lead_id, source, sheet, row, front, at, owner, sent_key, keyed, commit_by
-             FROM leads WHERE service = ?1 AND key = ?2",
+        let origin = |r: &rusqlite::Row, at: usize| -> rusqlite::Result<Origin> {
+            Ok(Origin {
+                source: r.get(at)?,
+                sheet: r.get(at + 1)?,
+                row: r.get::<_, i64>(at + 2)? as u64,
+                front: r.get(at + 3)?,
+                at: r.get::<_, i64>(at + 4)? as u64,
+            })
+        };
+        let mut settled = conn.prepare_cached(
+            "SELECT lead_id, source, sheet, row, front, at FROM leads WHERE service = ?1 AND key = ?2",
         )?;
-        let found = query
+        let sent = settled
             .query_row(params![self.service, key as i64], |r| {
-                let origin = Origin {
-                    source: r.get(2)?,
-                    sheet: r.get(3)?,
-                    row: r.get::<_, i64>(4)? as u64,
-                    front: r.get(5)?,
-                    at: r.get::<_, i64>(6)? as u64,
-                };
-                let state: i64 = r.get(0)?;
-                if state == 1 {
-                    let lead_id = r.get::<_, Option<i64>>(1)?.map(|id| id as u64);
-                    return Ok(Known::Sent { lead_id, origin });
-                }
-                if r.get::<_, Option<i64>>(7)? == Some(self.owner) {
+                let lead_id = r.get::<_, Option<i64>>(0)?.map(|id| id as u64);
+                Ok(Known::Sent { lead_id, origin: origin(r, 1)? })
+            })
+            .optional()?;
+        if let Some(sent) = sent {
+            return Ok(sent);
+        }
+        let mut claimed = conn.prepare_cached(
+            "SELECT owner, sent_key, keyed, commit_by, source, sheet, row, front, at
+             FROM claims WHERE service = ?1 AND key = ?2",
+        )?;
+        let held = claimed
+            .query_row(params![self.service, key as i64], |r| {
+                if r.get::<_, i64>(0)? == self.owner {
                     return Ok(Known::Ours);
                 }
                 Ok(Known::Claimed(Held {
-                    sent_key: r.get::<_, Option<i64>>(8)?.unwrap_or(key as i64) as u64,
-                    keyed: r.get::<_, Option<bool>>(9)?.unwrap_or(false),
-                    commit_by: r.get::<_, Option<i64>>(10)?.unwrap_or(0) as u64,
-                    origin,
+                    sent_key: r.get::<_, i64>(1)? as u64,
+                    keyed: r.get(2)?,
+                    commit_by: r.get::<_, i64>(3)? as u64,
+                    origin: origin(r, 4)?,
                 }))
             })
             .optional()?;
-        Ok(found.unwrap_or(Known::Unknown))
+        Ok(held.unwrap_or(Known::Unknown))
     }
 
     /// Records what runs learnt, then claims each write of `intents` in the same transaction,
@@ -302,15 +322,9 @@ impl Ledger {
 
     fn write_claim(&self, conn: &Connection, intent: &Intent) -> rusqlite::Result<()> {
         let mut insert = conn.prepare_cached(
-            "INSERT INTO leads (service, key, campaign_id, phone, state, source, sheet, row, front,
-                at, owner, sent_key, keyed, commit_by)
-             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-             ON CONFLICT (service, key) DO UPDATE SET
-                state = 0, source = excluded.source, sheet = excluded.sheet, row = excluded.row,
-                front = excluded.front, at = excluded.at, owner = excluded.owner,
-                sent_key = excluded.sent_key, keyed = excluded.keyed,
-                commit_by = excluded.commit_by
-             WHERE leads.state = 0",
+            "INSERT OR REPLACE INTO claims (service, key, campaign_id, phone, source, sheet, row,
+                front, at, owner, sent_key, keyed, commit_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         insert.execute(params![
             self.service,
@@ -351,7 +365,7 @@ impl Ledger {
             let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
             {
                 let mut delete = tx.prepare_cached(
-                    "DELETE FROM leads WHERE service = ?1 AND key = ?2 AND state = 0 AND owner = ?3",
+                    "DELETE FROM claims WHERE service = ?1 AND key = ?2 AND owner = ?3",
                 )?;
                 for key in keys {
                     delete.execute(params![self.service, *key as i64, self.owner])?;
@@ -366,8 +380,7 @@ impl Ledger {
     pub fn in_doubt(&mut self, key: u64, commit_by: u64) -> Result<(), LedgerError> {
         self.conn
             .execute(
-                "UPDATE leads SET commit_by = ?1
-                 WHERE service = ?2 AND key = ?3 AND state = 0 AND owner = ?4",
+                "UPDATE claims SET commit_by = ?1 WHERE service = ?2 AND key = ?3 AND owner = ?4",
                 params![commit_by as i64, self.service, key as i64, self.owner],
             )
             .map(drop)
@@ -379,10 +392,9 @@ impl Ledger {
     /// outcomes for each run that died.
     pub fn claimed_by_others(&self) -> Result<std::collections::HashSet<u64>, LedgerError> {
         let run = || -> rusqlite::Result<std::collections::HashSet<u64>> {
-            let mut query = self.conn.prepare_cached(
-                "SELECT key FROM leads WHERE service = ?1 AND state = 0
-                 AND (owner IS NULL OR owner != ?2)",
-            )?;
+            let mut query = self
+                .conn
+                .prepare_cached("SELECT key FROM claims WHERE service = ?1 AND owner != ?2")?;
             let keys =
                 query.query_map(params![self.service, self.owner], |r| r.get::<_, i64>(0))?;
             keys.map(|k| k.map(|k| k as u64)).collect()
@@ -426,9 +438,9 @@ impl Ledger {
             let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
             {
                 let mut insert = tx.prepare_cached(
-                    "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, state, lead_id,
+                    "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id,
                         source, sheet, row, front, at)
-                     VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, NULL, 0, ?7, ?8)",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, 0, ?7, ?8)",
                 )?;
                 for (key, campaign_id, phone, lead_id) in leads {
                     insert.execute(params![
@@ -449,7 +461,53 @@ impl Ledger {
                     account.execute(params![self.service, name, listed.at as i64])?;
                 }
             }
+            drop_settled_claims(&tx)?;
             tx.commit()
+        };
+        run().map_err(|e| sqlite(&path, e))
+    }
+
+    /// Settles the claims of other runs whose writes carried a key and could no longer commit
+    /// when a lead list was asked for at `listed_at` (Unix ms): each is the lead `on_list` finds
+    /// for its key, or, when there is none, a write that never arrived, whose claim goes. So a
+    /// dead run's claims cost one lead list, not one for every run after it. Claims without a
+    /// key are left to the rows that claim them (matched by number, `push::reconcile`).
+    pub fn settle_stale(
+        &mut self,
+        listed_at: u64,
+        on_list: impl Fn(u64) -> Option<u64>,
+    ) -> Result<usize, LedgerError> {
+        let path = self.path.clone();
+        let run = || -> rusqlite::Result<usize> {
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            let stale: Vec<(i64, i64, i64)> = {
+                let mut query = tx.prepare_cached(
+                    "SELECT key, owner, sent_key FROM claims
+                     WHERE service = ?1 AND owner != ?2 AND keyed AND commit_by <= ?3",
+                )?;
+                let rows = query
+                    .query_map(params![self.service, self.owner, listed_at as i64], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?;
+                rows.collect::<rusqlite::Result<_>>()?
+            };
+            for &(key, owner, sent_key) in &stale {
+                if let Some(lead_id) = on_list(sent_key as u64) {
+                    tx.execute(
+                        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id,
+                            source, sheet, row, front, at)
+                         SELECT service, key, campaign_id, phone, ?4, source, sheet, row, front, at
+                         FROM claims WHERE service = ?1 AND key = ?2 AND owner = ?3",
+                        params![self.service, key, owner, lead_id as i64],
+                    )?;
+                }
+                tx.execute(
+                    "DELETE FROM claims WHERE service = ?1 AND key = ?2 AND owner = ?3",
+                    params![self.service, key, owner],
+                )?;
+            }
+            tx.commit()?;
+            Ok(stale.len())
         };
         run().map_err(|e| sqlite(&path, e))
     }
@@ -471,39 +529,51 @@ fn record_settled(
     origin: &Origin,
     settled: &[Settled],
 ) -> rusqlite::Result<()> {
-    // A claim settled for another run keeps that run's origin (?12): it sent the lead.
-    let mut record = conn.prepare_cached(
-        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, digest, source, sheet,
-            row, front, at)
-         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-         ON CONFLICT (service, key) DO UPDATE SET
-            state = 1, lead_id = coalesce(excluded.lead_id, leads.lead_id),
-            digest = iif(?12, leads.digest, excluded.digest),
-            source = iif(?12, leads.source, excluded.source),
-            sheet = iif(?12, leads.sheet, excluded.sheet),
-            row = iif(?12, leads.row, excluded.row),
-            front = iif(?12, leads.front, excluded.front),
-            at = iif(?12, leads.at, excluded.at),
-            owner = NULL, sent_key = NULL, keyed = NULL, commit_by = NULL
-         WHERE leads.state = 0",
+    // A claim settled for another run keeps that run's origin: it sent the lead.
+    let mut theirs = conn.prepare_cached(
+        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, source, sheet, row,
+            front, at)
+         SELECT service, key, campaign_id, phone, ?3, source, sheet, row, front, at
+         FROM claims WHERE service = ?1 AND key = ?2",
     )?;
+    let mut ours = conn.prepare_cached(
+        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, digest, source,
+            sheet, row, front, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?;
+    let mut unclaim = conn.prepare_cached("DELETE FROM claims WHERE service = ?1 AND key = ?2")?;
     for s in settled {
-        record.execute(params![
+        let (key, lead_id) = (s.key as i64, s.lead_id.map(|id| id as i64));
+        if s.keep_origin {
+            theirs.execute(params![service, key, lead_id])?;
+        }
+        ours.execute(params![
             service,
-            s.key as i64,
+            key,
             s.campaign_id as i64,
             s.phone,
-            s.lead_id.map(|id| id as i64),
-            (!s.keep_origin).then_some(s.digest as i64),
+            lead_id,
+            s.digest as i64,
             origin.source,
             origin.sheet,
             s.row as i64,
             origin.front,
             origin.at as i64,
-            s.keep_origin,
         ])?;
+        // Settled: the identity is nobody's write in the air any more.
+        unclaim.execute(params![service, key])?;
     }
     Ok(())
+}
+
+/// Claims of identities the ledger knows a lead of: their writes' outcome is known.
+fn drop_settled_claims(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM claims WHERE EXISTS
+            (SELECT 1 FROM leads WHERE leads.service = claims.service AND leads.key = claims.key)",
+        [],
+    )
+    .map(drop)
 }
 
 /// Milliseconds since the Unix epoch.

@@ -47,6 +47,7 @@ impl Ledger {
         for journal in journals {
             adopt(&tx, &journal).map_err(|e| sqlite(&path, e))?;
         }
+        super::drop_settled_claims(&tx).map_err(|e| sqlite(&path, e))?;
         tx.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('journals_read', '1')", [])
             .map_err(|e| sqlite(&path, e))?;
         tx.commit().map_err(|e| sqlite(&path, e))
@@ -141,12 +142,9 @@ fn insert_sent(
     lead_id: Option<u64>,
 ) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT INTO leads (service, key, campaign_id, phone, state, lead_id, source, sheet, row,
-            front, at)
-         VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, 'journal', ?9)
-         ON CONFLICT (service, key) DO UPDATE SET state = 1, lead_id = excluded.lead_id,
-            owner = NULL, commit_by = NULL
-         WHERE leads.state = 0",
+        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, source, sheet,
+            row, front, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'journal', ?9)",
         params![
             header.service,
             identity_of(sent) as i64,
@@ -172,9 +170,9 @@ fn insert_doubt(
 ) -> rusqlite::Result<()> {
     let sent_key = sent.key.unwrap_or_else(|| identity_of(sent));
     tx.execute(
-        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, state, source, sheet, row,
+        "INSERT OR IGNORE INTO claims (service, key, campaign_id, phone, source, sheet, row,
             front, at, owner, sent_key, keyed, commit_by)
-         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, 'journal', ?8, 0, ?9, ?10, ?11)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'journal', ?8, 0, ?9, ?10, ?11)",
         params![
             header.service,
             identity_of(sent) as i64,

@@ -535,6 +535,13 @@ async fn prepare_send(
     if relearn {
         ledger.learn_list(&accounts, index.identities())?;
     }
+    let claimed_by_others = match index_loaded && !claimed_by_others.is_empty() {
+        // Dead runs' claims the list settles now need no row to settle them later.
+        true if ledger.settle_stale(listed_at, |key| index.keyed(key))? > 0 => {
+            ledger.claimed_by_others()?
+        }
+        _ => claimed_by_others,
+    };
     let header = journal::RunHeader { baseline_lead_id: index.max_id(), ..header };
     let (mut journal, mut recovered) = opening.start(header.clone())?;
     if !carried.is_empty() {

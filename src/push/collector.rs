@@ -29,6 +29,10 @@ use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
 
 /// Rows queued for a worker (not journaled yet) before reading waits.
 const QUEUED: usize = 64;
+/// Leads learnt that are written into the ledger together, at most this long after the first:
+/// a kill loses at most these, which stay claims that the next run settles from the list.
+const LEARNT_BATCH: usize = 256;
+const LEARNT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Everything the collector needs to know before the first row arrives.
 pub struct SendPlan {
@@ -151,6 +155,7 @@ pub struct Collector {
     /// Leads learnt and not yet in the ledger: written with the next claims, in one
     /// transaction (a kill loses at most these, which stay claims the next run settles).
     ledger_learnt: Vec<Settled>,
+    learnt_since: std::time::Instant,
     /// When the first request went out, and the last answer came back.
     first_sent: Option<std::time::Instant>,
     last_answer: Option<std::time::Instant>,
@@ -187,6 +192,7 @@ impl Collector {
             summary,
             keys,
             ledger_learnt: Vec::new(),
+            learnt_since: std::time::Instant::now(),
             first_sent: None,
             last_answer: None,
         }
@@ -657,7 +663,14 @@ impl Collector {
                 }
             })
             .collect();
-        let learnt = std::mem::take(&mut self.ledger_learnt);
+        // Leads learnt go in with the claims in batches: a few hundred settled rows cost one
+        // write of the pages they share, not one each.
+        let due =
+            self.ledger_learnt.len() >= LEARNT_BATCH || self.learnt_since.elapsed() >= LEARNT_EVERY;
+        let learnt = if due { std::mem::take(&mut self.ledger_learnt) } else { Vec::new() };
+        if due {
+            self.learnt_since = std::time::Instant::now();
+        }
         let granted = self.plan.ledger.claim(&learnt, &intents)?;
         drop(intents);
         let mut going = Vec::with_capacity(jobs.len());

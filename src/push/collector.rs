@@ -435,7 +435,7 @@ impl Collector {
     }
 
     /// Notes a lead learnt for the ledger, written with the next claims.
-    fn learnt(
+    pub(super) fn learnt(
         &mut self,
         row: &RowReport,
         key: u64,
@@ -567,7 +567,7 @@ impl Collector {
 
     /// Keeps a row in doubt for the end of the run, journaling its deadline, so that the next
     /// run knows when it may send the row again should this one stop first.
-    fn hold_in_doubt(&mut self, doubt: Doubt) -> Result<(), CollectError> {
+    pub(super) fn hold_in_doubt(&mut self, doubt: Doubt) -> Result<(), CollectError> {
         let entry = Entry::Outcome {
             row: doubt.row.row,
             status: Final::InDoubt,

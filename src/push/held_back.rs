@@ -9,6 +9,7 @@ use super::collector::{CollectError, Collector, apply_final};
 use super::doubt::{Doubt, Verdict};
 use super::reconcile::RowId;
 use crate::journal::{Entry, Final, RowState, fp_text};
+use crate::ledger::{Held, Known};
 use crate::row::{Issue, RowReport, RowStatus};
 
 impl Collector {
@@ -45,6 +46,11 @@ impl Collector {
                     self.decide_now(doubt)
                 }
                 None => {
+                    if let Some((fp, key)) = identity
+                        && let Ok(Known::Claimed(held)) = self.plan.ledger.lookup(key)
+                    {
+                        return self.claimed_but_held_back(row, fp, key, held);
+                    }
                     match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(&row, k)?))) {
                         Some((fp, (lead_id, ours))) => {
                             self.found_before_guard(row, fp, lead_id, ours)
@@ -54,6 +60,23 @@ impl Collector {
                 }
             },
         }
+    }
+
+    /// A row this run may not send whose identity a claim holds (a write of another run, or of
+    /// a dead run of this row, that may still land): settled from the lead list, waiting for
+    /// the write's deadline when it must, so a lead that lands is named, never sent again.
+    fn claimed_but_held_back(
+        &mut self,
+        row: RowReport,
+        fp: u64,
+        key: u64,
+        held: Held,
+    ) -> Result<(), CollectError> {
+        let foreign = !self.is_this_row(&held.origin, row.row);
+        let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Number };
+        let (commit_by, resends, sendable, earlier) = (held.commit_by, 0, false, true);
+        let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
+        if self.plan.index_loaded { self.decide_now(doubt) } else { self.hold_in_doubt(doubt) }
     }
 
     /// The lead an earlier run made for a row a guard now turns away, and whether that run
@@ -115,7 +138,10 @@ impl Collector {
             Verdict::Settle(Final::Created, id) => (Final::Created, Some(id)),
             Verdict::Settle(..) | Verdict::Resend | Verdict::GiveUp => (Final::Failed, None),
         };
-        let Doubt { mut row, fp, .. } = doubt;
+        let Doubt { mut row, fp, key, foreign, .. } = doubt;
+        // Another run's write: its lead is on the service, not this row's creation.
+        let status = if foreign && status == Final::Created { Final::Skipped } else { status };
+        self.learnt(&row, key, fp, status, lead_id, foreign);
         let entry = Entry::Outcome {
             row: row.row,
             status,
@@ -128,12 +154,15 @@ impl Collector {
             keyed: false,
         };
         self.plan.journal.outcome(&entry)?;
-        if status == Final::Created {
+        if lead_id.is_some() {
             self.summary.reconciled += 1;
             if guarded(&row) {
                 created_before_guard(&mut row, lead_id);
             } else {
                 apply_final(&mut row, Final::Created, lead_id, None);
+            }
+            if foreign {
+                row.status = RowStatus::Skipped;
             }
         }
         self.report(row).map(|()| None)

@@ -304,7 +304,7 @@ impl Collector {
                     // Another run took the identity over (this row's write could no longer
                     // commit by then): its write is the one to settle.
                     Known::Claimed(held) if !self.is_this_row(&held.origin, row.row) => {
-                        return self.claimed_elsewhere(row, fp, key, held);
+                        return self.claimed_elsewhere(row, fp, key, held, 0);
                     }
                     Known::Claimed(_) | Known::Ours | Known::Unknown => {}
                 }
@@ -312,7 +312,13 @@ impl Collector {
                 return self.decide_now(doubt);
             }
             Some(RowState::Retry) | None => {
-                match self.plan.ledger.lookup(key)? {
+                // The ledger is asked here only of identities a claim held when the run started
+                // or a replaced run left in doubt; any other's is looked at when its write is
+                // claimed (`claim_in_ledger`), in one transaction for each batch that leaves.
+                let suspect = self.plan.claimed_by_others.contains(&key)
+                    || self.plan.recovered.carried.contains_key(&key);
+                let known = if suspect { self.plan.ledger.lookup(key)? } else { Known::Unknown };
+                match known {
                     // Sent before: by an earlier run of this very row only when that run left
                     // its write in doubt (carried into this one); otherwise from elsewhere, or
                     // settled and now sent again, which makes no second lead.
@@ -325,7 +331,7 @@ impl Collector {
                     // The ledger's claim says best how the write went out, and since when.
                     Known::Claimed(held) => {
                         self.plan.recovered.carried.remove(&key);
-                        return self.claimed_elsewhere(row, fp, key, held);
+                        return self.claimed_elsewhere(row, fp, key, held, 0);
                     }
                     Known::Ours | Known::Unknown => {}
                 }
@@ -344,6 +350,10 @@ impl Collector {
                 if (self.plan.skip_existing || self.plan.index_loaded)
                     && let Some(id) = self.already_there(&row, key)
                 {
+                    // Where and when it was sent, when the ledger knows.
+                    if let Known::Sent { lead_id, origin } = self.plan.ledger.lookup(key)? {
+                        return self.sent_before(row, fp, lead_id.or(Some(id)), &origin);
+                    }
                     return self.settle_found(row, fp, key, Final::Skipped, id, false);
                 }
             }
@@ -415,6 +425,7 @@ impl Collector {
         fp: u64,
         key: u64,
         held: Held,
+        resends: u32,
     ) -> Result<(), CollectError> {
         let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Number };
         let row_number = row.row;
@@ -424,7 +435,7 @@ impl Collector {
             key,
             id,
             commit_by: held.commit_by,
-            resends: 0,
+            resends,
             sendable: true,
             earlier: true,
             // A claim this row's own earlier run left (a killed run of this sheet): a lead
@@ -675,25 +686,19 @@ impl Collector {
         drop(intents);
         let mut going = Vec::with_capacity(jobs.len());
         for (job, granted) in jobs.into_iter().zip(granted) {
-            let refused = match granted {
-                Granted::Go => {
-                    going.push(job);
-                    continue;
-                }
-                Granted::Sent { lead_id, origin } => (Some(lead_id), origin),
-                Granted::UnderWay(held) => (None, held.origin),
-            };
-            let Some(Flight { mut row, fp, .. }) = self.in_flight.remove(&job.row) else {
+            if granted == Granted::Go {
+                going.push(job);
+                continue;
+            }
+            let Some(Flight { row, fp, key, resends, .. }) = self.in_flight.remove(&job.row) else {
                 continue;
             };
-            match refused {
-                (Some(lead_id), origin) => self.sent_before(row, fp, lead_id, &origin)?,
-                (None, origin) => {
-                    let said = Said::UnderWay { source: origin.source, front: origin.front };
-                    row.status = RowStatus::Failed;
-                    row.errors.push(Issue::said(IssueCode::RequestFailed, None, said));
-                    self.report(row)?;
-                }
+            match granted {
+                Granted::Sent { lead_id, origin } => self.sent_before(row, fp, lead_id, &origin)?,
+                // Another run's write of this identity is in the air (or was, when that run
+                // died): settled like a write in doubt, sent only if it never lands.
+                Granted::UnderWay(held) => self.claimed_elsewhere(row, fp, key, held, resends)?,
+                Granted::Go => {}
             }
         }
         Ok(going)

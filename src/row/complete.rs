@@ -246,7 +246,6 @@ fn samples() -> Vec<Said> {
             at: s("2026-11-27 10:03"),
         },
         Said::SentBefore { lead: None, source: s(""), row: 0, front: s(""), at: s("") },
-        Said::UnderWay { source: s("leads.csv"), front: s("sync") },
         Said::ServiceRefused { detail: s("HTTP 422") },
         Said::SendFailed { detail: s("HTTP 503") },
         Said::InDoubt,

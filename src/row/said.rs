@@ -145,11 +145,6 @@ pub enum Said {
         front: String,
         at: String,
     },
-    /// Another run is sending the row's lead right now (or holds its write in doubt).
-    UnderWay {
-        source: String,
-        front: String,
-    },
     /// The service refused the lead; `detail`: its words.
     ServiceRefused {
         detail: String,
@@ -368,9 +363,6 @@ fn en(said: &Said) -> Option<String> {
                 "already on the service{lead}: {whence}; a lead is its campaign and number (or record id), so it is not sent again"
             )
         }
-        Said::UnderWay { source, front } => format!(
-            "another leadsync run ({front} of `{source}`) is sending this lead right now: run again once it is done, and it is settled without a second copy"
-        ),
         Said::ServiceRefused { detail } | Said::SendFailed { detail } => detail.clone(),
         Said::InDoubt => "in doubt: the service may have stored this lead; the next run checks the lead list before sending it again".into(),
     })
@@ -527,10 +519,6 @@ fn de(said: &Said) -> Option<String> {
                 "Schon beim Dienst{lead}: {whence}; ein Lead ist seine Kampagne und Nummer (oder Datensatz-ID), daher wird er nicht erneut gesendet"
             )
         }
-        Said::UnderWay { source, front } => format!(
-            "Ein anderer leadsync-Lauf ({front} von {}) sendet diesen Lead gerade: Starten Sie den Lauf erneut, wenn er fertig ist; dann wird die Zeile ohne zweite Kopie abgeschlossen",
-            q(source)
-        ),
         Said::ServiceRefused { detail } => format!("Vom Dienst abgelehnt: {detail}"),
         Said::SendFailed { detail } => format!("Senden fehlgeschlagen: {detail}"),
         Said::InDoubt => "Unklar, ob gesendet: Der Dienst hat diesen Lead vielleicht gespeichert; der nächste Lauf prüft die Lead-Liste, bevor er ihn erneut sendet".into(),

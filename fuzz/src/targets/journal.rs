@@ -57,6 +57,7 @@ pub fn header() -> RunHeader {
         accounts: Vec::new(),
         baseline_lead_id: 7,
         allow_duplicates: false,
+        identity_keys: false,
         timeout_ms: 30_000,
         started_at: "t".into(),
     }

@@ -158,7 +158,7 @@ impl Ledger {
         let RunOrigin { source, sheet, front } = run;
         let mut ledger =
             Ledger { conn, path, service: service.to_string(), owner, source, sheet, front };
-        ledger.prepare().map_err(|e| sqlite(&ledger.path, e))?;
+        busy_retry(|| ledger.prepare()).map_err(|e| sqlite(&ledger.path, e))?;
         ledger.check_schema()?;
         ledger.adopt_journals(state_dir)?;
         Ok(ledger)
@@ -222,16 +222,14 @@ impl Ledger {
     }
 
     fn check_schema(&mut self) -> Result<(), LedgerError> {
-        let found: i64 = self
-            .conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(|e| sqlite(&self.path, e))?;
+        let found: i64 =
+            busy_retry(|| self.conn.pragma_query_value(None, "user_version", |r| r.get(0)))
+                .map_err(|e| sqlite(&self.path, e))?;
         if found > SCHEMA {
             return Err(LedgerError::Newer { path: self.path.display().to_string(), found });
         }
         if found < SCHEMA {
-            self.conn
-                .pragma_update(None, "user_version", SCHEMA)
+            busy_retry(|| self.conn.pragma_update(None, "user_version", SCHEMA))
                 .map_err(|e| sqlite(&self.path, e))?;
         }
         Ok(())
@@ -239,7 +237,7 @@ impl Ledger {
 
     /// What the ledger knows of the identity `key`.
     pub fn lookup(&self, key: u64) -> Result<Known, LedgerError> {
-        self.lookup_in(&self.conn, key).map_err(|e| sqlite(&self.path, e))
+        busy_retry(|| self.lookup_in(&self.conn, key)).map_err(|e| sqlite(&self.path, e))
     }
 
     fn lookup_in(&self, conn: &Connection, key: u64) -> rusqlite::Result<Known> {
@@ -292,7 +290,7 @@ impl Ledger {
         intents: &[Intent],
     ) -> Result<Vec<Granted>, LedgerError> {
         let path = self.path.clone();
-        self.claim_in(settled, intents).map_err(|e| sqlite(&path, e))
+        busy_retry(|| self.claim_in(settled, intents)).map_err(|e| sqlite(&path, e))
     }
 
     fn claim_in(
@@ -355,7 +353,7 @@ impl Ledger {
             record_settled(&tx, &self.service, &self.origin_of(0), settled)?;
             tx.commit()
         };
-        run().map_err(|e| sqlite(&path, e))
+        busy_retry(run).map_err(|e| sqlite(&path, e))
     }
 
     /// Gives up this run's claims of `keys`: their writes were refused or never acted on.
@@ -373,7 +371,7 @@ impl Ledger {
             }
             tx.commit()
         };
-        run().map_err(|e| sqlite(&path, e))
+        busy_retry(run).map_err(|e| sqlite(&path, e))
     }
 
     /// Moves the commit deadline of this run's claim of `key`: its write is in doubt until then.
@@ -399,7 +397,7 @@ impl Ledger {
                 query.query_map(params![self.service, self.owner], |r| r.get::<_, i64>(0))?;
             keys.map(|k| k.map(|k| k as u64)).collect()
         };
-        run().map_err(|e| sqlite(&self.path, e))
+        busy_retry(run).map_err(|e| sqlite(&self.path, e))
     }
 
     /// Whether the ledger has learnt the lead list of the account known by any of `names`: a
@@ -509,7 +507,7 @@ impl Ledger {
             tx.commit()?;
             Ok(stale.len())
         };
-        run().map_err(|e| sqlite(&path, e))
+        busy_retry(run).map_err(|e| sqlite(&path, e))
     }
 
     fn origin_of(&self, row: u64) -> Origin {
@@ -574,6 +572,26 @@ fn drop_settled_claims(conn: &Connection) -> rusqlite::Result<()> {
         [],
     )
     .map(drop)
+}
+
+/// Runs `op` again while SQLite answers "database is locked" without waiting itself (a
+/// read that must become a write, a log being recovered, a file switched to WAL by another
+/// process at the same moment), for up to 30 s: two runs starting together must both go on.
+fn busy_retry<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(10);
+    loop {
+        match op() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < std::time::Duration::from_secs(30) =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(250));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Milliseconds since the Unix epoch.

@@ -43,14 +43,29 @@ impl Ledger {
         let mut journals = Vec::new();
         find_journals(state_dir, DEPTH, &mut journals);
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| sqlite(&path, e))?;
-        for journal in journals {
-            adopt(&tx, &journal).map_err(|e| sqlite(&path, e))?;
-        }
-        super::drop_settled_claims(&tx).map_err(|e| sqlite(&path, e))?;
-        tx.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('journals_read', '1')", [])
-            .map_err(|e| sqlite(&path, e))?;
-        tx.commit().map_err(|e| sqlite(&path, e))
+        let conn = &self.conn;
+        let adopt_all = || -> rusqlite::Result<()> {
+            // Immediate: a read that had to become a write could not wait for another run.
+            let tx = rusqlite::Transaction::new_unchecked(
+                conn,
+                rusqlite::TransactionBehavior::Immediate,
+            )?;
+            let done =
+                tx.query_row("SELECT 1 FROM meta WHERE name = 'journals_read'", [], |_| Ok(()));
+            if done.is_ok() {
+                return Ok(()); // another run read them in meanwhile
+            }
+            for journal in &journals {
+                adopt(&tx, journal)?;
+            }
+            super::drop_settled_claims(&tx)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (name, value) VALUES ('journals_read', '1')",
+                [],
+            )?;
+            tx.commit()
+        };
+        super::busy_retry(adopt_all).map_err(|e| sqlite(&path, e))
     }
 }
 

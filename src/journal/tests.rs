@@ -322,3 +322,18 @@ fn doubts_are_carried_by_key_with_their_own_commit_window() {
     ];
     assert_eq!(carried, expected);
 }
+
+#[test]
+fn a_line_longer_than_the_bound_stops_the_reading_as_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.jsonl");
+    drop(start(&path));
+    // A complete line of more than 1 MiB: no journal writes one, so it is damage, and it is
+    // not read into memory whole.
+    let mut long = vec![b' '; super::regular::MAX_LINE as usize + 10];
+    long.push(b'\n');
+    append_raw(&path, &long);
+    append_raw(&path, b"{\"event\":\"finished\",\"at\":\"t\"}\n");
+    let Err(err) = Journal::recover(&path) else { panic!("a line over the bound is refused") };
+    assert!(matches!(err, JournalError::Corrupt { line: 2, .. }), "{err}");
+}

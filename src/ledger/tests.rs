@@ -135,3 +135,22 @@ fn a_million_identities_open_at_once() {
         size as f64 / (1 << 20) as f64
     );
 }
+
+#[test]
+fn a_dead_runs_keyed_claims_are_settled_by_one_lead_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dead = run(dir.path(), "import");
+    let mut keyless = intent(3, 1_000, None);
+    keyless.keyed = false;
+    dead.claim(&[], &[intent(1, 1_000, None), intent(2, 1_000, None), keyless]).unwrap();
+    dead.claim(&[], &[intent(4, 5_000, None)]).unwrap();
+    drop(dead);
+    let mut next = run(dir.path(), "sync");
+    // A list asked for at 2,000: claims 1 and 2 could no longer commit; 4 still could.
+    let settled = next.settle_stale(2_000, |key| (key == 1).then_some(71)).unwrap();
+    assert_eq!(settled, 2);
+    assert!(matches!(next.lookup(1).unwrap(), Known::Sent { lead_id: Some(71), .. }), "found");
+    assert_eq!(next.lookup(2).unwrap(), Known::Unknown, "never arrived: the claim goes");
+    assert!(matches!(next.lookup(3).unwrap(), Known::Claimed(_)), "keyless: left to its row");
+    assert!(matches!(next.lookup(4).unwrap(), Known::Claimed(_)), "may still commit");
+}

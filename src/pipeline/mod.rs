@@ -288,9 +288,7 @@ pub async fn import(
         }
         None => {
             let mut preview = match (opts.preview_skips && !opts.offline, client) {
-                (true, Some(client)) => {
-                    Some(skip_preview(opts, client, run.sheet.as_deref()).await?)
-                }
+                (true, Some(client)) => Some(skip_preview(opts, client).await?),
                 _ => None,
             };
             (write_all(rows_rx, reports, preview.as_mut()).await?, None)
@@ -482,13 +480,8 @@ async fn write_all(
 }
 
 /// A dry run with `--skip-existing`: the service's leads, to show which rows a real run skips.
-async fn skip_preview(
-    opts: &ImportOptions,
-    client: &Client,
-    sheet: Option<&str>,
-) -> Result<SkipPreview, PipelineError> {
+async fn skip_preview(opts: &ImportOptions, client: &Client) -> Result<SkipPreview, PipelineError> {
     let index = LeadIndex::load(client).await.map_err(PipelineError::Leads)?;
-    let _ = sheet;
     Ok(SkipPreview::new(index, lead_key(opts), opts.allow_duplicates))
 }
 

@@ -476,7 +476,6 @@ impl Collector {
             row.campaign_id.unwrap_or_default(),
             row.phone.as_deref().unwrap_or_default(),
             id,
-            &row.variables,
             self.plan.allow_duplicates,
             self.plan.baseline,
         )

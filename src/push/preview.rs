@@ -31,7 +31,6 @@ impl SkipPreview {
             row.campaign_id.unwrap_or_default(),
             row.phone.as_deref().unwrap_or_default(),
             id,
-            &row.variables,
             self.allow_duplicates,
             self.index.max_id(),
         );

@@ -102,14 +102,13 @@ impl LeadIndex {
 
     /// The lead already on the service for a row, for `--skip-existing`: the one with the
     /// row's key; else, when duplicates are not allowed, any lead with its campaign and number
-    /// (the service would refuse another); else a lead an older version wrote without a key
-    /// that holds the row's variables. Only leads at or before `baseline` count.
+    /// (the service would refuse another); else a lead without a key with its campaign and
+    /// number. Only leads at or before `baseline` count.
     pub fn existing(
         &self,
         campaign_id: u64,
         e164: &str,
         id: RowId,
-        variables: &Variables,
         allow_duplicates: bool,
         baseline: u64,
     ) -> Option<u64> {
@@ -125,7 +124,6 @@ impl LeadIndex {
         }
         // A lead written without a key (by hand, another tool, an older version) with the
         // row's campaign and number is the row's lead, whatever else it holds.
-        let _ = variables;
         older.filter(|(_, _, own)| own.is_none()).map(|(id, ..)| *id).next()
     }
 
@@ -269,7 +267,7 @@ mod tests {
         assert_eq!(index.reconcile(10, "+4911", &vars("x"), 5, &mut claimed), Found::Other(3));
         assert_eq!(index.reconcile(11, "+4922", &vars("d"), 5, &mut claimed), Found::Other(5));
         assert_eq!(index.reconcile(12, "+4922", &vars("d"), 5, &mut claimed), Found::Missing);
-        let existing = |c, p, base| index.existing(c, p, RowId::Content, &vars("x"), false, base);
+        let existing = |c, p, base| index.existing(c, p, RowId::Content, false, base);
         assert_eq!(existing(10, "+4911", 5), Some(3));
         assert_eq!(existing(11, "+4922", 4), None);
     }
@@ -324,7 +322,7 @@ mod keyed_tests {
     fn skip_existing_finds_a_row_by_its_key_even_with_duplicates_allowed() {
         let index =
             LeadIndex::new(&[keyed_lead(1, "+4911", Some(5)), keyed_lead(2, "+4922", None)]);
-        let existing = |phone, id, dup| index.existing(10, phone, id, &anna(), dup, 9);
+        let existing = |phone, id, dup| index.existing(10, phone, id, dup, 9);
         assert_eq!(existing("+4911", RowId::Keyed(5), true), Some(1));
         assert_eq!(existing("+4911", RowId::Keyed(6), true), None, "another row's lead");
         assert_eq!(existing("+4911", RowId::Keyed(6), false), Some(1), "the service refuses it");

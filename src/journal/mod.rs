@@ -264,7 +264,55 @@ pub struct Journal {
     out: BufWriter<File>,
     unsynced: usize,
     last_sync: Instant,
+    /// Makes attempts durable on its own thread while the ledger commits their claims.
+    syncer: Option<Syncer>,
     _lock: RunLock,
+}
+
+/// A thread that fsyncs the journal when asked, so a batch's fsync and the commit of its claims
+/// in the ledger run side by side instead of one after the other.
+struct Syncer {
+    ask: std::sync::mpsc::Sender<()>,
+    done: std::sync::mpsc::Receiver<std::io::Result<()>>,
+}
+
+impl Syncer {
+    fn start(file: File) -> std::io::Result<Syncer> {
+        let (ask, asked) = std::sync::mpsc::channel::<()>();
+        let (tell, done) = std::sync::mpsc::channel();
+        std::thread::Builder::new().name("journal-sync".into()).spawn(move || {
+            while asked.recv().is_ok() {
+                if tell.send(file.sync_data()).is_err() {
+                    return;
+                }
+            }
+        })?;
+        Ok(Syncer { ask, done })
+    }
+}
+
+/// Attempts written and being made durable: `wait` returns once they are.
+#[must_use = "the attempts are durable only once `wait` returned"]
+pub struct Syncing<'a> {
+    journal: &'a mut Journal,
+}
+
+impl Syncing<'_> {
+    pub fn wait(self) -> Result<(), JournalError> {
+        let journal = self.journal;
+        let synced = match &journal.syncer {
+            Some(syncer) => syncer.done.recv().unwrap_or_else(|_| Err(syncer_gone())),
+            None => Err(syncer_gone()),
+        };
+        synced.map_err(|e| io_err("sync", &journal.path, e))?;
+        journal.unsynced = 0;
+        journal.last_sync = Instant::now();
+        Ok(())
+    }
+}
+
+fn syncer_gone() -> std::io::Error {
+    std::io::Error::other("the thread that syncs the journal stopped")
 }
 
 impl Journal {
@@ -314,6 +362,7 @@ impl Journal {
             out: BufWriter::with_capacity(1 << 16, file),
             unsynced: 0,
             last_sync: Instant::now(),
+            syncer: None,
             _lock: lock,
         }
     }
@@ -344,6 +393,33 @@ impl Journal {
         &mut self,
         rows: impl IntoIterator<Item = Attempt<'a>>,
     ) -> Result<(), JournalError> {
+        self.write_attempts(rows)?;
+        self.sync()
+    }
+
+    /// Records attempts and starts making them durable on another thread; none of these rows
+    /// may be sent before [`Syncing::wait`] returned.
+    pub fn attempts_syncing<'a>(
+        &mut self,
+        rows: impl IntoIterator<Item = Attempt<'a>>,
+    ) -> Result<Syncing<'_>, JournalError> {
+        self.write_attempts(rows)?;
+        self.out.flush().map_err(|e| io_err("write", &self.path, e))?;
+        if self.syncer.is_none() {
+            let file = self.out.get_ref().try_clone().map_err(|e| io_err("sync", &self.path, e))?;
+            self.syncer = Some(Syncer::start(file).map_err(|e| io_err("sync", &self.path, e))?);
+        }
+        let asked = self.syncer.as_ref().is_some_and(|syncer| syncer.ask.send(()).is_ok());
+        if !asked {
+            return Err(io_err("sync", &self.path, syncer_gone()));
+        }
+        Ok(Syncing { journal: self })
+    }
+
+    fn write_attempts<'a>(
+        &mut self,
+        rows: impl IntoIterator<Item = Attempt<'a>>,
+    ) -> Result<(), JournalError> {
         for a in rows {
             let timeout_ms = (!a.timeout.is_zero())
                 .then(|| u64::try_from(a.timeout.as_millis()).unwrap_or(u64::MAX));
@@ -357,7 +433,7 @@ impl Journal {
                 timeout_ms,
             })?;
         }
-        self.sync()
+        Ok(())
     }
 
     /// Records the writes an earlier run left in doubt that this new run takes over.

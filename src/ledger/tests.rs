@@ -154,3 +154,91 @@ fn a_dead_runs_keyed_claims_are_settled_by_one_lead_list() {
     assert!(matches!(next.lookup(3).unwrap(), Known::Claimed(_)), "keyless: left to its row");
     assert!(matches!(next.lookup(4).unwrap(), Known::Claimed(_)), "may still commit");
 }
+
+/// A lookup is on the path of every row sent: its statements are prepared once, not at each
+/// binding (a join of these tables was re-prepared every time).
+#[test]
+fn a_lookup_never_prepares_its_statements_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = run(dir.path(), "import");
+    let far = now_ms() + 60_000;
+    ledger.claim(&[created(1, 7)], &[intent(2, far, None)]).unwrap();
+    for key in 0..50 {
+        ledger.lookup(key).unwrap();
+    }
+    let sql = "SELECT lead_id, origin, row, at FROM leads WHERE service = ?1 AND key = ?2";
+    let statement = ledger.conn.prepare_cached(sql).unwrap();
+    let again = statement.get_status(rusqlite::StatementStatus::RePrepare);
+    let runs = statement.get_status(rusqlite::StatementStatus::Run);
+    assert!(runs >= 49, "the lookup no longer uses `{sql}`");
+    assert!(again <= 2, "`{sql}` was prepared again {again} times in {runs} runs");
+}
+
+/// Other runs' claims are read again only when another connection wrote: a run alone reads
+/// them once, however many rows it claims; a write by another run is seen at the next claim.
+#[test]
+fn other_runs_claims_are_read_again_only_after_they_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cli, mut ui) = (run(dir.path(), "import"), run(dir.path(), "ui"));
+    let far = now_ms() + 60_000;
+    for key in 1..=20 {
+        assert_eq!(cli.claim(&[], &[intent(key, far, None)]).unwrap(), [Granted::Go]);
+    }
+    let scan = "SELECT owner, seq, key, sent_key, keyed, commit_by, origin, row, at FROM claims
+             WHERE service = ?1 AND owner != ?2";
+    let reads = cli.conn.prepare_cached(scan).unwrap().get_status(rusqlite::StatementStatus::Run);
+    assert_eq!(reads, 1, "a run alone read the claims {reads} times for 20 batches");
+    assert_eq!(ui.claim(&[], &[intent(30, far, None)]).unwrap(), [Granted::Go]);
+    let Granted::UnderWay(_) = cli.claim(&[], &[intent(30, far, None)]).unwrap().remove(0) else {
+        panic!("a claim made by another run since the last read was not seen");
+    };
+    let Known::Claimed(held) = ui.lookup(5).unwrap() else {
+        panic!("the other run's claim of 5 was not seen");
+    };
+    assert_eq!(held.commit_by, far);
+}
+
+/// A ledger written by the first schema (every row with its service and origin spelt out) is
+/// moved into this one when opened: what it knew stays known, claims in doubt stay held.
+#[test]
+fn a_ledger_of_the_first_schema_is_carried_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = Connection::open(dir.path().join(FILE)).unwrap();
+    old.execute_batch(
+        "CREATE TABLE leads (service TEXT NOT NULL, key INTEGER NOT NULL,
+            campaign_id INTEGER NOT NULL, phone TEXT NOT NULL, lead_id INTEGER, digest INTEGER,
+            source TEXT NOT NULL, sheet TEXT, row INTEGER NOT NULL, front TEXT NOT NULL,
+            at INTEGER NOT NULL, PRIMARY KEY (service, key)) WITHOUT ROWID;
+        CREATE TABLE claims (service TEXT NOT NULL, key INTEGER NOT NULL,
+            campaign_id INTEGER NOT NULL, phone TEXT NOT NULL, source TEXT NOT NULL, sheet TEXT,
+            row INTEGER NOT NULL, front TEXT NOT NULL, at INTEGER NOT NULL, owner INTEGER NOT NULL,
+            sent_key INTEGER NOT NULL, keyed INTEGER NOT NULL, commit_by INTEGER NOT NULL,
+            PRIMARY KEY (service, key)) WITHOUT ROWID;
+        CREATE TABLE accounts (service TEXT NOT NULL, name TEXT NOT NULL,
+            listed_at INTEGER NOT NULL, PRIMARY KEY (service, name)) WITHOUT ROWID;
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('journals_read', '1');
+        INSERT INTO leads VALUES ('sandbox', 1, 10, '+4915111', 77, 9, 'Kunden.xlsx', 'Mai', 5,
+            'ui', 1000);
+        INSERT INTO leads VALUES ('other', 1, 10, '+4915111', 78, 9, 'b.csv', NULL, 6, 'sync', 1);
+        INSERT INTO claims VALUES ('sandbox', 2, 10, '+4915112', 'leads.csv', NULL, 3, 'import',
+            2000, 42, 2, 1, 4000);
+        PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(old);
+    let ledger = run(dir.path(), "sync");
+    let origin = Origin {
+        source: "Kunden.xlsx".into(),
+        sheet: Some("Mai".into()),
+        row: 5,
+        front: "ui".into(),
+        at: 1000,
+    };
+    assert_eq!(ledger.lookup(1).unwrap(), Known::Sent { lead_id: Some(77), origin });
+    let Known::Claimed(held) = ledger.lookup(2).unwrap() else { panic!("the claim was lost") };
+    assert_eq!((held.sent_key, held.keyed, held.commit_by), (2, true, 4000));
+    assert_eq!((held.origin.source.as_str(), held.origin.sheet.clone()), ("leads.csv", None));
+    let version: i64 = ledger.conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA);
+}

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::params;
 
 use super::identity::{Who, identity_key};
-use super::{Ledger, LedgerError, sqlite};
+use super::{Ledger, LedgerError, origin_id, service_id, sqlite};
 use crate::journal::regular::{is_regular, next_line, open_regular};
 use crate::journal::{Entry, Final, RunHeader};
 
@@ -157,17 +157,15 @@ fn insert_sent(
     lead_id: Option<u64>,
 ) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, source, sheet,
-            row, front, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'journal', ?9)",
+        "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, origin, row, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
-            header.service,
+            service_id(tx, &header.service)?,
             identity_of(sent) as i64,
             sent.campaign_id as i64,
             sent.phone,
             lead_id.map(|id| id as i64),
-            header.source,
-            header.reading.sheet,
+            journal_origin(tx, header)?,
             row as i64,
             started_ms(header, path) as i64,
         ],
@@ -185,16 +183,18 @@ fn insert_doubt(
 ) -> rusqlite::Result<()> {
     let sent_key = sent.key.unwrap_or_else(|| identity_of(sent));
     tx.execute(
-        "INSERT OR IGNORE INTO claims (service, key, campaign_id, phone, source, sheet, row,
-            front, at, owner, sent_key, keyed, commit_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'journal', ?8, 0, ?9, ?10, ?11)",
+        // Owner 0 is no run alive; one claim per identity, the first journal's.
+        "INSERT INTO claims (owner, seq, service, key, campaign_id, phone, origin, row, at,
+            sent_key, keyed, commit_by)
+         SELECT 0, (SELECT coalesce(max(seq), 0) + 1 FROM claims WHERE owner = 0),
+            ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+         WHERE NOT EXISTS (SELECT 1 FROM claims WHERE service = ?1 AND key = ?2)",
         params![
-            header.service,
+            service_id(tx, &header.service)?,
             identity_of(sent) as i64,
             sent.campaign_id as i64,
             sent.phone,
-            header.source,
-            header.reading.sheet,
+            journal_origin(tx, header)?,
             row as i64,
             started_ms(header, path) as i64,
             sent_key as i64,
@@ -203,6 +203,12 @@ fn insert_doubt(
         ],
     )?;
     Ok(())
+}
+
+/// The origin of what a journal of an earlier version sent: its source and sheet, front
+/// `journal`.
+fn journal_origin(tx: &rusqlite::Transaction, header: &RunHeader) -> rusqlite::Result<i64> {
+    origin_id(tx, &header.source, header.reading.sheet.as_deref(), "journal")
 }
 
 /// When the journal's run started, as its header says (else when the file was last written).

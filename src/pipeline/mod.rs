@@ -436,24 +436,36 @@ fn head_count(head: &[Vec<RowReport>], plan: &SendPlan) -> progress::SendCount {
     });
     let mut keys = crate::ledger::identity::RowKeys::new(plan.allow_duplicates);
     let mut count = progress::SendCount::default();
-    for row in head.iter().flatten() {
-        let mut row = row.clone();
-        let valid = row.status == report::RowStatus::Valid;
-        // Judged whatever its fate: every row takes its place in the count of occurrences, as
-        // in a real run.
-        let key = keys.next(&row);
-        if let Some(preview) = preview.as_mut() {
-            preview.judge(&mut row);
+    plan.ledger.in_one_read(|_| {
+        for row in head.iter().flatten() {
+            count_row(row, plan, &mut keys, preview.as_mut(), &mut count);
         }
-        let settled =
-            matches!(plan.recovered.rows.get(row.row), Some(journal::RowState::Done { .. }));
-        match row.status {
-            _ if !valid || settled => {}
-            report::RowStatus::Valid if !known_to_ledger(plan, key) => count.to_send += 1,
-            _ => count.skipped += 1,
-        }
-    }
+    });
     count
+}
+
+/// Counts one row of the head as to send, skipped, or neither.
+fn count_row(
+    row: &RowReport,
+    plan: &SendPlan,
+    keys: &mut crate::ledger::identity::RowKeys,
+    preview: Option<&mut SkipPreview>,
+    count: &mut progress::SendCount,
+) {
+    let mut row = row.clone();
+    let valid = row.status == report::RowStatus::Valid;
+    // Judged whatever its fate: every row takes its place in the count of occurrences, as
+    // in a real run.
+    let key = keys.next(&row);
+    if let Some(preview) = preview {
+        preview.judge(&mut row);
+    }
+    let settled = matches!(plan.recovered.rows.get(row.row), Some(journal::RowState::Done { .. }));
+    match row.status {
+        _ if !valid || settled => {}
+        report::RowStatus::Valid if !known_to_ledger(plan, key) => count.to_send += 1,
+        _ => count.skipped += 1,
+    }
 }
 
 /// Whether the ledger knows a lead of the identity `key`: its row is skipped, whatever the

@@ -31,8 +31,8 @@ use crate::row::{Issue, IssueCode, RowReport, RowStatus, Said};
 const QUEUED: usize = 64;
 /// Leads learnt that are written into the ledger together, at most this long after the first:
 /// a kill loses at most these, which stay claims that the next run settles from the list.
-const LEARNT_BATCH: usize = 256;
-const LEARNT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+const LEARNT_BATCH: usize = 4096;
+const LEARNT_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Everything the collector needs to know before the first row arrives.
 pub struct SendPlan {
@@ -245,7 +245,14 @@ impl Collector {
                 slot = Pool::next_slot(slots.clone(), throttle.clone()), if !self.pending.is_empty() => {
                     self.send_out(slot)?;
                 }
-                Some((row, sent)) = self.results.recv() => self.settle(row, sent)?,
+                Some((row, sent)) = self.results.recv() => {
+                    self.settle(row, sent)?;
+                    // Every answer already waiting is settled before the next batch leaves:
+                    // their slots go out together, one claim and one fsync for them all.
+                    while let Ok((row, sent)) = self.results.try_recv() {
+                        self.settle(row, sent)?;
+                    }
+                }
                 () = tokio::time::sleep(std::time::Duration::from_millis(100)) => {}
             }
         }
@@ -624,19 +631,6 @@ impl Collector {
             .filter(|job| self.in_flight.contains_key(&job.row))
             .collect();
         let jobs = self.claim_in_ledger(jobs)?;
-        let (timeout, in_flight) = (self.plan.timeout, &self.in_flight);
-        self.plan.journal.attempts_of(jobs.iter().map(|job| {
-            let flight = &in_flight[&job.row];
-            Attempt {
-                row: job.row,
-                phone: job.lead.phone_number.as_str(),
-                campaign_id: job.lead.campaign_id,
-                fp: flight.fp,
-                key: Some(flight.key),
-                keyed: flight.keyed,
-                timeout,
-            }
-        }))?;
         self.first_sent.get_or_insert_with(std::time::Instant::now);
         for (job, slot) in jobs.into_iter().zip(slots) {
             let row = job.row;
@@ -644,7 +638,7 @@ impl Collector {
             if !handed {
                 // Every worker gone: journaled and never sent, but taken as in doubt, which is
                 // always safe.
-                let commit_by = doubt::deadline(std::time::SystemTime::now(), timeout);
+                let commit_by = doubt::deadline(std::time::SystemTime::now(), self.plan.timeout);
                 let message = "the request could not be handed to a worker".to_string();
                 self.settle(row, Sent::InDoubt { message, commit_by })?;
             }
@@ -681,7 +675,17 @@ impl Collector {
         if due {
             self.learnt_since = std::time::Instant::now();
         }
-        let granted = self.plan.ledger.claim(&learnt, &intents)?;
+        // The attempts of the writes granted are journaled and fsynced while the claims
+        // commit: both are durable before any of them leaves.
+        let (timeout, in_flight, journal) =
+            (self.plan.timeout, &self.in_flight, &mut self.plan.journal);
+        let (granted, syncing) =
+            self.plan.ledger.claim_then(&learnt, &intents, |granted: &[Granted]| {
+                let going = jobs.iter().zip(granted).filter(|(_, g)| **g == Granted::Go);
+                let attempts = going.map(|(job, _)| Self::attempt_of(job, in_flight, timeout));
+                journal.attempts_syncing(attempts).map_err(CollectError::from)
+            })?;
+        syncing.wait()?;
         drop(intents);
         let mut going = Vec::with_capacity(jobs.len());
         for (job, granted) in jobs.into_iter().zip(granted) {
@@ -701,6 +705,24 @@ impl Collector {
             }
         }
         Ok(going)
+    }
+
+    /// The journal's attempt for `job`, whose flight is in `in_flight`.
+    fn attempt_of<'a>(
+        job: &'a Job,
+        in_flight: &HashMap<u64, Flight>,
+        timeout: std::time::Duration,
+    ) -> Attempt<'a> {
+        let flight = &in_flight[&job.row];
+        Attempt {
+            row: job.row,
+            phone: job.lead.phone_number.as_str(),
+            campaign_id: job.lead.campaign_id,
+            fp: flight.fp,
+            key: Some(flight.key),
+            keyed: flight.keyed,
+            timeout,
+        }
     }
 
     /// A worker's answer for `row`.

@@ -10,6 +10,7 @@
 #   bench/run.sh report     only the JSON report's cost and the identity check (no Python)
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal;
 #                           with OLD_BIN, a 200k-row push of both builds alternating (A B A B)
+#   bench/run.sh push-versus  only that 200k-row push, A B A B (needs OLD_BIN)
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
@@ -377,9 +378,10 @@ case $what in
   report) bench_report ;;
   xlsx) bench_xlsx ;;
   push) bench_push ;;
+  push-versus) [ -n "${OLD_BIN:-}" ] || { echo "push-versus needs OLD_BIN" >&2; exit 2; }; push_versus ;;
   suppress) bash bench/suppress.sh ;;
   versus) bench_versus "${2:-}" ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;
-  *) echo "usage: bench/run.sh [import|report|xlsx|push|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|xlsx|push|push-versus|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
 esac
 exit "$status"

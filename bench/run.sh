@@ -378,7 +378,10 @@ case $what in
   report) bench_report ;;
   xlsx) bench_xlsx ;;
   push) bench_push ;;
-  push-versus) [ -n "${OLD_BIN:-}" ] || { echo "push-versus needs OLD_BIN" >&2; exit 2; }; push_versus ;;
+  push-versus)
+    [ -n "${OLD_BIN:-}" ] || { echo "push-versus needs OLD_BIN" >&2; exit 2; }
+    export LEADSYNC_TOKEN=sandbox-demo-token
+    push_versus ;;
   suppress) bash bench/suppress.sh ;;
   versus) bench_versus "${2:-}" ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;

@@ -23,6 +23,13 @@ pub enum ClientError {
     #[error("not found (404) at `{path}`: {message}")]
     NotFound { path: String, message: String },
 
+    /// The lead is not the user's: deleted, never created, or another account's. A delete that
+    /// meets this has nothing left to do.
+    #[error(
+        "lead {id} not found at `{path}`: {message}; it was deleted or belongs to another account"
+    )]
+    LeadNotFound { id: u64, path: String, message: String },
+
     #[error("the service rejected the request (422): {}", describe_validation(.message, .fields))]
     Validation { message: String, fields: Vec<FieldError> },
 
@@ -57,14 +64,24 @@ pub enum ClientError {
         "the service answered `{path}` with {status} but without a record id ({detail}): the write may have been applied"
     )]
     Unconfirmed { status: u16, path: String, detail: String },
+
+    /// An update or delete answered with a 5xx, or with a success that is not JSON: the service
+    /// may or may not have applied it. Both operations are idempotent, so the caller may send
+    /// the same request again, or read the lead list to see which happened.
+    #[error(
+        "the service answered {method} `{path}` with {status} ({detail}): the change may have been applied; sending it again is safe"
+    )]
+    WriteInDoubt { method: String, status: u16, path: String, detail: String },
 }
 
 impl ClientError {
-    /// Worth sending again: the service may succeed next time.
+    /// Worth sending again: the service may succeed next time. A write in doubt is, because
+    /// only idempotent writes (update, delete) report it.
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
             ClientError::RateLimited { .. }
+                | ClientError::WriteInDoubt { .. }
                 | ClientError::Server { .. }
                 | ClientError::Timeout { .. }
                 | ClientError::Connect { .. }
@@ -80,6 +97,7 @@ impl ClientError {
             ClientError::Timeout { .. }
                 | ClientError::Interrupted { .. }
                 | ClientError::Unconfirmed { .. }
+                | ClientError::WriteInDoubt { .. }
         )
     }
 

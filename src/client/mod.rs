@@ -5,6 +5,7 @@
 //! decides that, because only it knows whether a write may be repeated).
 
 pub mod account;
+mod changes;
 pub mod config;
 pub mod error;
 pub mod lenient;
@@ -23,8 +24,8 @@ use serde_json::value::RawValue;
 pub use config::{ClientConfig, ConfigError, Token};
 pub use error::{ClientError, FieldError};
 pub use model::{
-    Assistant, Campaign, CampaignRef, Created, Lead, NewContact, NewLead, OutboundAssistant, Page,
-    SecondaryContact, Variables,
+    Assistant, Campaign, CampaignRef, Created, Deleted, Lead, LeadChange, LeadStatus, NewContact,
+    NewLead, OutboundAssistant, Page, SecondaryContact, Updated, Variables,
 };
 
 const USER_AGENT: &str = concat!("leadsync/", env!("CARGO_PKG_VERSION"));
@@ -44,6 +45,8 @@ pub struct Client {
     config: ClientConfig,
     /// What journals call the service; the base URL unless named otherwise.
     service_name: Option<String>,
+    /// The path form of a lead's update and delete each, once the service has shown it.
+    lead_paths: std::sync::Arc<changes::PathForms>,
 }
 
 impl Client {
@@ -58,7 +61,8 @@ impl Client {
                 url: redact::url_for_people(&config.base_url),
                 reason: error_chain(&e),
             })?;
-        Ok(Client { http, config, service_name: None })
+        let lead_paths = std::sync::Arc::default();
+        Ok(Client { http, config, service_name: None, lead_paths })
     }
 
     pub fn base_url(&self) -> &Url {

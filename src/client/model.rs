@@ -428,3 +428,44 @@ impl<T> Default for Created<T> {
         Created { message: String::new(), data: None }
     }
 }
+
+/// The body of an update-lead request: the four fields the service lets a caller change. A
+/// field left `None` (or, for variables, empty) is left out of the body, so only what is meant
+/// to change is sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LeadChange {
+    /// Must be a campaign of the same account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign_id: Option<u64>,
+    /// E.164; the service validates it as on create.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<LeadStatus>,
+    /// Merged into the lead's variables: these keys are set (`""` empties one), the others kept.
+    #[serde(skip_serializing_if = "Variables::is_empty")]
+    pub variables: Variables,
+}
+
+/// The statuses an update may set, spelled as the service spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeadStatus {
+    Created,
+    Completed,
+    ReachedMaxRetries,
+}
+
+/// The service's answer to an update: its message, and the lead as it is now when the answer
+/// carries it (the service documents only the message, so `lead` is often `None`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Updated {
+    pub message: String,
+    pub lead: Option<Lead>,
+}
+
+/// The service's answer to a delete: its message (empty when the body was).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Deleted {
+    pub message: String,
+}

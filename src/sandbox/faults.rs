@@ -1,16 +1,17 @@
 //! Fault injection, a middleware over every route. In order: a per-token rate limit (429), then
 //! injected failures (500/503, before the handler does anything), then the handler, then the
-//! faults that strike after the work is done: a dropped connection, or (writes only) a 500 in
-//! place of the answer, or the answer held back. Latency is added to every answer.
+//! faults that strike after the work is done: a dropped connection, or (writes only: POST, PUT,
+//! PATCH and DELETE) a 500 in place of the answer, or the answer held back. Latency is added to
+//! every answer.
 //!
 //! | fault | requests | the handler | the client sees |
 //! |---|---|---|---|
 //! | `fail_rate` | all | does not run | 500 or 503 |
 //! | `drop_rate` | all | runs, commits | the connection closed, no answer |
-//! | `commit_fail_rate` | POST | runs, commits | 500 |
-//! | `stall_rate` | POST | runs, commits | the answer `stall` later (or its own timeout) |
-//! | `slow_commit_rate` | POST | runs `stall` later, commits even if the client left | the answer `stall` later (or its own timeout) |
-//! | `garble_rate` | POST | runs, commits | 200 with an HTML page instead of the record |
+//! | `commit_fail_rate` | writes | runs, commits | 500 |
+//! | `stall_rate` | writes | runs, commits | the answer `stall` later (or its own timeout) |
+//! | `slow_commit_rate` | writes | runs `stall` later, commits even if the client left | the answer `stall` later (or its own timeout) |
+//! | `garble_rate` | writes | runs, commits | 200 with an HTML page instead of the record |
 //! | `echo_auth` | one route | does not run | its status, the request's `Authorization` repeated |
 //!
 //! The last four are the "write in doubt" cases, so they strike writes only: a GET commits
@@ -202,7 +203,7 @@ pub(crate) async fn inject(
     request: Request,
     next: Next,
 ) -> Response {
-    let plan = state.plan(request.method() == Method::POST);
+    let plan = state.plan(is_write(request.method()));
     let key = request.headers().get(header::AUTHORIZATION);
     let key = key.and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     let echo = state.faults.echo_auth.as_ref().filter(|e| request.uri().path().ends_with(&e.path));
@@ -217,6 +218,12 @@ pub(crate) async fn inject(
     };
     tokio::time::sleep(state.faults.latency).await;
     response
+}
+
+/// Whether a request may change what the service stores: creates, updates and deletes alike
+/// can be applied and their answer lost, so the write faults strike them all.
+fn is_write(method: &Method) -> bool {
+    matches!(*method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE)
 }
 
 /// Runs the handler, then applies the faults that strike after the work is done.

@@ -1,7 +1,8 @@
 //! The sandbox: a local reference implementation of the calling service (see
 //! `docs/service-api.md`), for tests, demos and `--sandbox` runs. It is real software over real
 //! HTTP: axum routes, a SQLite store, tenant isolation, Laravel-shaped answers (lists in any of
-//! three shapes), and fault injection (rate limits, 5xx, dropped connections, writes that commit
+//! three shapes), the update and delete of a lead the service documents beyond the interface
+//! (under either path form), and fault injection (rate limits, 5xx, dropped connections, writes that commit
 //! and then fail or stall, latency) to exercise a client's retries.
 //!
 //! ```text
@@ -44,6 +45,7 @@ use axum::Router;
 
 pub use demo::OTHER_TOKEN;
 pub use error::SandboxError;
+pub use routes::LeadPaths;
 pub use seed::Seed;
 pub use server::Sandbox;
 pub use shape::ListShape;
@@ -62,7 +64,7 @@ pub struct Faults {
     pub fail_rate: f64,
     /// Fraction (0–1) of requests fully performed, then answered by closing the connection.
     pub drop_rate: f64,
-    /// Fraction (0–1) of writes (POST) performed and committed, then answered 500 anyway.
+    /// Fraction (0–1) of writes (POST, PUT, DELETE) performed and committed, then answered 500 anyway.
     pub commit_fail_rate: f64,
     /// Fraction (0–1) of writes performed and committed whose answer is then held back for
     /// `stall`: a client with a shorter timeout gives up on a lead that is already stored.
@@ -110,6 +112,9 @@ pub struct SandboxConfig {
     /// How the lists of campaigns, leads and outbound assistants are answered (default: bare
     /// arrays, as the spec shows).
     pub list_shape: ListShape,
+    /// Under which paths a lead is updated and deleted (default: both forms the service's
+    /// documentation names).
+    pub lead_paths: LeadPaths,
 }
 
 /// Everything the handlers share: the store, the token table, the fault state, and the
@@ -121,6 +126,7 @@ pub struct AppState {
     faults: Arc<FaultState>,
     deliveries: Arc<simulate::Deliveries>,
     list_shape: ListShape,
+    lead_paths: LeadPaths,
 }
 
 impl AppState {
@@ -142,8 +148,8 @@ impl AppState {
         }
         let tokens = Arc::new(store.tokens().await?);
         let deliveries = Arc::new(simulate::Deliveries::new(config.webhook_retry));
-        let list_shape = config.list_shape;
-        let state = AppState { store, tokens, faults, deliveries, list_shape };
+        let (list_shape, lead_paths) = (config.list_shape, config.lead_paths);
+        let state = AppState { store, tokens, faults, deliveries, list_shape, lead_paths };
         Ok((state, closed))
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::validation::{ValidationErrors, format_invalid, must_be, required};
+use super::validation::{ValidationErrors, format_invalid, must_be, required, selected_invalid};
 use super::wire::StringMap;
 
 /// Order of the lead fields' rules, which is the order Laravel lists their errors in.
@@ -20,6 +20,26 @@ pub(crate) struct LeadDraft {
     pub variables: StringMap,
     pub allow_duplicate: bool,
     pub secondary_contacts: Vec<ContactDraft>,
+    pub errors: ValidationErrors,
+}
+
+/// Order of an update's fields, as the service's documentation lists them.
+pub(crate) const CHANGE_FIELD_ORDER: [&str; 4] =
+    ["campaign_id", "phone_number", "status", "variables"];
+
+/// The statuses an update may set.
+pub(crate) const LEAD_STATUSES: [&str; 3] = ["created", "completed", "reached-max-retries"];
+
+/// An update-lead body after the pure rules: the fields that were sent and parsed (`None`:
+/// leave as is), and what failed. Only the four changeable fields are read; any other field is
+/// ignored, as create ignores fields it does not know.
+#[derive(Debug, Default)]
+pub(crate) struct ChangeDraft {
+    pub campaign_id: Option<i64>,
+    pub phone_number: Option<String>,
+    pub status: Option<String>,
+    /// Merged into the lead's variables: these keys are set, the others kept.
+    pub variables: StringMap,
     pub errors: ValidationErrors,
 }
 
@@ -45,6 +65,19 @@ pub(crate) fn lead(body: &Value) -> LeadDraft {
     let allow_duplicate = boolean(input.get("allow_dupplicate"), "allow_dupplicate", &mut errors);
     let secondary_contacts = contacts(input.get("secondary_contacts"), &mut errors);
     LeadDraft { phone_number, campaign_id, variables, allow_duplicate, secondary_contacts, errors }
+}
+
+/// Every field is optional, but one that is sent must be valid: like Laravel's `sometimes`, a
+/// field sent as `null` or `""` is checked (and refused as required), not skipped.
+pub(crate) fn lead_change(body: &Value) -> ChangeDraft {
+    let input = as_object(body);
+    let mut errors = ValidationErrors::default();
+    let sent = |field: &str| input.get(field).map(Some);
+    let campaign_id = sent("campaign_id").and_then(|v| integer(v, "campaign_id", &mut errors));
+    let phone_number = sent("phone_number").and_then(|v| phone(v, "phone_number", &mut errors));
+    let status = sent("status").and_then(|v| lead_status(v, "status", &mut errors));
+    let variables = variables(input.get("variables"), "variables", &mut errors);
+    ChangeDraft { campaign_id, phone_number, status, variables, errors }
 }
 
 pub(crate) fn webhook(body: &Value) -> Result<WebhookRequest, ValidationErrors> {
@@ -133,6 +166,25 @@ fn variables(value: Option<&Value>, field: &str, errors: &mut ValidationErrors) 
     StringMap(map.clone())
 }
 
+/// Laravel's `in:` rule over [`LEAD_STATUSES`].
+fn lead_status(
+    value: Option<&Value>,
+    field: &str,
+    errors: &mut ValidationErrors,
+) -> Option<String> {
+    let Some(value) = present(value) else {
+        errors.add(field, required(field));
+        return None;
+    };
+    match value.as_str().map(str::trim) {
+        Some(text) if LEAD_STATUSES.contains(&text) => Some(text.to_string()),
+        _ => {
+            errors.add(field, selected_invalid(field));
+            None
+        }
+    }
+}
+
 /// Laravel's `boolean` rule: true, false, 0, 1, "0" and "1"; absent or null is false.
 fn boolean(value: Option<&Value>, field: &str, errors: &mut ValidationErrors) -> bool {
     match value {
@@ -193,7 +245,7 @@ fn http_url(value: Option<&Value>, field: &str, errors: &mut ValidationErrors) -
 mod tests {
     use serde_json::json;
 
-    use super::{is_e164, lead, webhook};
+    use super::{is_e164, lead, lead_change, webhook};
 
     #[test]
     fn e164_matches_the_documented_pattern() {
@@ -237,6 +289,25 @@ mod tests {
             "The secondary contacts.0.phone number field format is invalid."
         );
         assert!(e.messages("secondary_contacts.1").is_some());
+    }
+
+    #[test]
+    fn a_change_checks_only_what_was_sent() {
+        let draft = lead_change(&json!({"status": "completed", "allow_dupplicate": "nonsense"}));
+        assert!(draft.errors.is_empty(), "unknown fields are ignored");
+        assert_eq!(draft.status.as_deref(), Some("completed"));
+        assert!(draft.phone_number.is_none() && draft.campaign_id.is_none());
+        let draft = lead_change(&json!({
+            "phone_number": null, "campaign_id": "x", "status": "done", "variables": {"a": 1}
+        }));
+        let e = &draft.errors;
+        assert_eq!(e.messages("phone_number").unwrap()[0], "The phone number field is required.");
+        assert_eq!(
+            e.messages("campaign_id").unwrap()[0],
+            "The campaign id field must be an integer."
+        );
+        assert_eq!(e.messages("status").unwrap()[0], "The selected status is invalid.");
+        assert!(e.messages("variables.a").is_some());
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod guards;
 mod house;
 mod identity;
 mod import;
+mod lead_changes;
 mod lead_identity;
 mod install;
 mod limits;

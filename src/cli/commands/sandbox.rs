@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{Config, Outcome};
-use crate::sandbox::{DEMO_TOKEN, Faults, ListShape, Sandbox, SandboxConfig, Seed, WebhookRetry};
+use crate::sandbox::{
+    DEMO_TOKEN, Faults, LeadPaths, ListShape, Sandbox, SandboxConfig, Seed, WebhookRetry,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct SandboxArgs {
@@ -29,7 +31,7 @@ pub struct SandboxArgs {
     /// Fraction of requests carried out and then left unanswered (connection closed)
     #[arg(long, default_value_t = 0.0, value_parser = fraction)]
     drop_rate: f64,
-    /// Fraction of writes (POST) carried out and committed, then answered 500 anyway
+    /// Fraction of writes (POST, PUT, DELETE) carried out and committed, then answered 500 anyway
     #[arg(long, default_value_t = 0.0, value_parser = fraction)]
     commit_fail_rate: f64,
     /// Fraction of writes carried out and committed whose answer is then held back for
@@ -60,6 +62,10 @@ pub struct SandboxArgs {
     /// shows), wrapped in an object under the resource's name, or Laravel pages of 15
     #[arg(long, value_enum, default_value_t = ShapeArg::Bare, value_name = "SHAPE")]
     list_shape: ShapeArg,
+    /// Paths under which a lead is updated (PUT) and deleted (DELETE): both `leads/{id}` and
+    /// `user/leads/{id}`, or only one of them, to try a client's fallback between the two
+    #[arg(long, value_enum, default_value_t = LeadPathsArg::Both, value_name = "FORM")]
+    lead_paths: LeadPathsArg,
     /// First wait before a failed simulated webhook delivery is tried again, in milliseconds;
     /// later waits double (default: the service's 30 s, 60 s, 120 s)
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
@@ -80,6 +86,24 @@ impl From<ShapeArg> for ListShape {
             ShapeArg::Bare => ListShape::Bare,
             ShapeArg::Wrapped => ListShape::Wrapped,
             ShapeArg::Paged => ListShape::Paged,
+        }
+    }
+}
+
+/// `--lead-paths`, kept apart from the library's `LeadPaths` for the same reason.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LeadPathsArg {
+    Both,
+    UserOnly,
+    BareOnly,
+}
+
+impl From<LeadPathsArg> for LeadPaths {
+    fn from(paths: LeadPathsArg) -> LeadPaths {
+        match paths {
+            LeadPathsArg::Both => LeadPaths::Both,
+            LeadPathsArg::UserOnly => LeadPaths::UserOnly,
+            LeadPathsArg::BareOnly => LeadPaths::BareOnly,
         }
     }
 }
@@ -119,6 +143,7 @@ pub async fn run(args: &SandboxArgs, config: &Config) -> anyhow::Result<Outcome>
         faults,
         webhook_retry,
         list_shape: args.list_shape.into(),
+        lead_paths: args.lead_paths.into(),
     };
     let sandbox = Sandbox::start(sandbox_config, SocketAddr::new(args.bind, args.port))
         .await

@@ -88,7 +88,7 @@ fn create(
 }
 
 /// The campaign if it exists and belongs to `user`; a foreign one reads as missing.
-fn campaign_of(
+pub(super) fn campaign_of(
     tx: &Transaction<'_>,
     user: i64,
     id: i64,
@@ -186,20 +186,42 @@ fn main_leads(
     // SQLite reads LIMIT -1 as no limit, so one statement serves the whole list and a window.
     let Window { offset, limit } = window.unwrap_or(Window { offset: 0, limit: -1 });
     let mut statement = tx.prepare_cached(sql)?;
-    let rows = statement.query_map(params![user, limit, offset], |row| {
-        Ok(Lead {
-            id: row.get(0)?,
-            campaign_id: row.get(1)?,
-            phone_number: row.get(2)?,
-            variables: variables(row, 3)?,
-            status: row.get(4)?,
-            created_at: row.get(5)?,
-            updated_at: row.get(6)?,
-            campaign: CampaignRef { id: row.get(1)?, name: row.get(7)? },
-            secondary_contacts: Vec::new(),
-        })
-    })?;
+    let rows = statement.query_map(params![user, limit, offset], main_lead)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The main lead `id` of `user` with its secondary contacts, as the list shows it; `None` when
+/// there is no such lead or it is another user's (or a secondary contact).
+pub(super) fn one_lead(
+    tx: &Transaction<'_>,
+    user: i64,
+    id: i64,
+) -> Result<Option<Lead>, SandboxError> {
+    let sql = "SELECT l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.created_at,
+               l.updated_at, c.name FROM leads l JOIN campaigns c ON c.id = l.campaign_id
+               WHERE l.id = ?1 AND l.user_id = ?2 AND l.parent_id IS NULL";
+    let lead = tx.prepare_cached(sql)?.query_row(params![id, user], main_lead).optional()?;
+    let Some(mut lead) = lead else {
+        return Ok(None);
+    };
+    lead.secondary_contacts =
+        secondary_contacts(tx, user, (id, id))?.remove(&id).unwrap_or_default();
+    Ok(Some(lead))
+}
+
+/// A main lead of the columns `main_leads` and `one_lead` select, without its contacts.
+fn main_lead(row: &Row<'_>) -> rusqlite::Result<Lead> {
+    Ok(Lead {
+        id: row.get(0)?,
+        campaign_id: row.get(1)?,
+        phone_number: row.get(2)?,
+        variables: variables(row, 3)?,
+        status: row.get(4)?,
+        created_at: row.get(5)?,
+        updated_at: row.get(6)?,
+        campaign: CampaignRef { id: row.get(1)?, name: row.get(7)? },
+        secondary_contacts: Vec::new(),
+    })
 }
 
 /// The secondary contacts of `user` whose main lead's id is in `parents` (inclusive), grouped

@@ -8,6 +8,7 @@
 //! sustains tens of thousands of them per second.
 
 mod catalog;
+mod changes;
 mod leads;
 mod records;
 mod seeding;
@@ -20,6 +21,7 @@ use std::time::Duration;
 use rusqlite::{Connection, Transaction};
 use tokio::sync::oneshot;
 
+pub(crate) use changes::Outcome;
 pub(crate) use records::Record;
 
 use super::error::SandboxError;

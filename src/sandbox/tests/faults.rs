@@ -279,3 +279,22 @@ async fn a_fault_seed_repeats_write_faults_and_they_leave_the_others_alone() {
     }
     assert!(alone.contains(&503) && mixed.iter().step_by(2).any(|s| *s == 200), "{mixed:?}");
 }
+
+#[tokio::test]
+async fn updates_and_deletes_meet_the_write_faults_too() {
+    let h = with_faults(Faults { commit_fail_rate: 1.0, ..Faults::default() }).await;
+    let created = h.post(Some(DEMO_TOKEN), "/user/lead", lead("+15550000001")).await;
+    assert_eq!(created.status, StatusCode::INTERNAL_SERVER_ERROR);
+    let id = ids(&h.get(Some(DEMO_TOKEN), "/user/leads").await.body)[0];
+    let change = h.http.put(h.url(&format!("/leads/{id}"))).json(&json!({"status": "completed"}));
+    let response = change.bearer_auth(DEMO_TOKEN).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(response.headers()["x-sandbox-fault"], "commit-fail");
+    let listed = h.get(Some(DEMO_TOKEN), "/user/leads").await.body;
+    assert_eq!(listed[0]["status"], "completed", "the update was committed");
+    let delete = h.http.delete(h.url(&format!("/user/leads/{id}"))).bearer_auth(DEMO_TOKEN);
+    let response = delete.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(ids(&h.get(Some(DEMO_TOKEN), "/user/leads").await.body).is_empty(), "deleted");
+    h.stop().await;
+}

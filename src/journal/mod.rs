@@ -291,23 +291,38 @@ impl Syncer {
     }
 }
 
-/// Attempts written and being made durable: `wait` returns once they are.
+/// Attempts written and being made durable: `wait` returns once they are. Dropped without
+/// `wait` (an error elsewhere), it still takes the fsync's answer, so a later batch never
+/// reads this one's.
 #[must_use = "the attempts are durable only once `wait` returned"]
 pub struct Syncing<'a> {
     journal: &'a mut Journal,
+    answered: bool,
 }
 
 impl Syncing<'_> {
-    pub fn wait(self) -> Result<(), JournalError> {
-        let journal = self.journal;
-        let synced = match &journal.syncer {
+    pub fn wait(mut self) -> Result<(), JournalError> {
+        let synced = self.answer();
+        synced.map_err(|e| io_err("sync", &self.journal.path, e))?;
+        self.journal.unsynced = 0;
+        self.journal.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn answer(&mut self) -> std::io::Result<()> {
+        self.answered = true;
+        match &self.journal.syncer {
             Some(syncer) => syncer.done.recv().unwrap_or_else(|_| Err(syncer_gone())),
             None => Err(syncer_gone()),
-        };
-        synced.map_err(|e| io_err("sync", &journal.path, e))?;
-        journal.unsynced = 0;
-        journal.last_sync = Instant::now();
-        Ok(())
+        }
+    }
+}
+
+impl Drop for Syncing<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.answer();
+        }
     }
 }
 
@@ -413,7 +428,7 @@ impl Journal {
         if !asked {
             return Err(io_err("sync", &self.path, syncer_gone()));
         }
-        Ok(Syncing { journal: self })
+        Ok(Syncing { journal: self, answered: false })
     }
 
     fn write_attempts<'a>(

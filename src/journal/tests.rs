@@ -337,3 +337,22 @@ fn a_line_longer_than_the_bound_stops_the_reading_as_damage() {
     let Err(err) = Journal::recover(&path) else { panic!("a line over the bound is refused") };
     assert!(matches!(err, JournalError::Corrupt { line: 2, .. }), "{err}");
 }
+
+/// The fsync of a batch runs on its own thread: a batch dropped before its answer was taken
+/// (an error elsewhere) still takes it, so the next batch waits for its own fsync, never
+/// returning on the answer of the one before.
+#[test]
+fn each_batch_waits_for_its_own_fsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.jsonl");
+    let mut journal = start(&path);
+    drop(journal.attempts_syncing([keyed(2, 0xab, Duration::from_secs(30))]).unwrap());
+    journal.attempts_syncing([keyed(3, 0xac, Duration::from_secs(30))]).unwrap().wait().unwrap();
+    // Had the second batch taken the first one's answer, its own would come in now.
+    std::thread::sleep(Duration::from_millis(200));
+    let syncer = journal.syncer.as_ref().expect("the syncing thread started");
+    assert!(syncer.done.try_recv().is_err(), "a batch returned on another batch's fsync");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let attempts = text.lines().filter(|l| l.contains("\"event\":\"attempt\"")).count();
+    assert_eq!(attempts, 2, "{text}");
+}

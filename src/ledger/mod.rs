@@ -201,14 +201,10 @@ impl Ledger {
         };
         busy_retry(|| ledger.configure()).map_err(|e| sqlite(&ledger.path, e))?;
         ledger.prepare_schema()?;
-        let ids = busy_retry(|| {
-            let tx = Transaction::new_unchecked(&ledger.conn, TransactionBehavior::Immediate)?;
-            let service = service_id(&tx, service)?;
-            let origin = origin_id(&tx, &run.source, run.sheet.as_deref(), &run.front)?;
-            tx.commit()?;
-            Ok((service, origin))
-        });
-        (ledger.service_id, ledger.origin_id) = ids.map_err(|e| sqlite(&ledger.path, e))?;
+        (ledger.service_id, ledger.origin_id) = ledger.in_write(|_, tx| {
+            let origin = origin_id(tx, &run.source, run.sheet.as_deref(), &run.front)?;
+            Ok((service_id(tx, service)?, origin))
+        })?;
         ledger.adopt_journals(state_dir)?;
         Ok(ledger)
     }
@@ -269,6 +265,17 @@ impl Ledger {
     }
 
     fn lookup_in(&self, conn: &Connection, key: u64) -> rusqlite::Result<Known> {
+        match self.settled_of(conn, key)? {
+            Some(sent) => Ok(sent),
+            None => {
+                self.read_others(conn)?;
+                self.claim_of(conn, key)
+            }
+        }
+    }
+
+    /// The lead the ledger has settled for `key`, if any.
+    fn settled_of(&self, conn: &Connection, key: u64) -> rusqlite::Result<Option<Known>> {
         // No join here: SQLite re-prepares a join of these tables at each new binding, which
         // cost a push more than the rest of the ledger; the origin is read only when found.
         let mut settled = conn.prepare_cached(
@@ -280,10 +287,12 @@ impl Ledger {
                 Ok((lead_id, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
             })
             .optional()?;
-        if let Some((lead_id, origin, row, at)) = sent {
-            return Ok(Known::Sent { lead_id, origin: origin_at(conn, origin, row, at)? });
-        }
-        self.read_others(conn)?;
+        let Some((lead_id, origin, row, at)) = sent else { return Ok(None) };
+        Ok(Some(Known::Sent { lead_id, origin: origin_at(conn, origin, row, at)? }))
+    }
+
+    /// Whether `key` is claimed, by another run (as last read) or by this one.
+    fn claim_of(&self, conn: &Connection, key: u64) -> rusqlite::Result<Known> {
         if let Some(theirs) = self.others.borrow().by_key.get(&key) {
             return Ok(Known::Claimed(theirs.held(conn)?));
         }
@@ -337,6 +346,30 @@ impl Ledger {
         if let Ok(rows) = rows {
             *self.mine.get_mut() = rows.filter_map(Result::ok).collect();
         }
+    }
+
+    /// Runs `work` in a write transaction (`BEGIN IMMEDIATE`), again while the file is busy;
+    /// on an error nothing of it stays, and what this run thought it held is read again.
+    fn in_write<T>(
+        &mut self,
+        mut work: impl FnMut(&Self, &Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, LedgerError> {
+        let path = self.path.clone();
+        busy_retry(|| self.write_once(&mut work)).map_err(|e| sqlite(&path, e))
+    }
+
+    /// [`Ledger::in_write`] without the retry, for work that cannot be done twice.
+    fn write_once<T>(
+        &mut self,
+        work: impl FnOnce(&Self, &Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let done =
+            work(self, &self.conn).and_then(|t| self.conn.execute_batch("COMMIT").map(|()| t));
+        if done.is_err() {
+            self.abandon();
+        }
+        done
     }
 
     /// Runs `look` (a run of lookups) in one read transaction: they share one snapshot and its
@@ -409,7 +442,12 @@ impl Ledger {
         self.record_settled(tx, settled)?;
         let mut granted = Vec::with_capacity(intents.len());
         for intent in intents {
-            let answer = match self.lookup_in(tx, intent.key)? {
+            // The other runs' claims were read once above, for the whole batch.
+            let known = match self.settled_of(tx, intent.key)? {
+                Some(sent) => sent,
+                None => self.claim_of(tx, intent.key)?,
+            };
+            let answer = match known {
                 Known::Sent { lead_id, origin } => Granted::Sent { lead_id, origin },
                 Known::Claimed(held) if intent.checked_at.is_none_or(|at| held.commit_by > at) => {
                     Granted::UnderWay(held)
@@ -523,36 +561,19 @@ impl Ledger {
         if settled.is_empty() {
             return Ok(());
         }
-        let path = self.path.clone();
-        let recorded = busy_retry(|| {
-            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-            let recorded = self.read_others(&tx).and_then(|()| self.record_settled(&tx, settled));
-            let recorded = recorded.and_then(|()| tx.commit());
-            if recorded.is_err() {
-                self.reread_claims();
-            }
-            recorded
-        });
-        recorded.map_err(|e| sqlite(&path, e))
+        self.in_write(|ledger, tx| {
+            ledger.read_others(tx)?;
+            ledger.record_settled(tx, settled)
+        })
     }
 
     /// Gives up this run's claims of `keys`: their writes were refused or never acted on.
     pub fn release(&mut self, keys: &[u64]) -> Result<(), LedgerError> {
         let seqs: Vec<i64> =
             keys.iter().filter_map(|key| self.mine.get_mut().remove(key)).collect();
-        let path = self.path.clone();
-        let run = || -> rusqlite::Result<()> {
-            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-            for &seq in &seqs {
-                delete_claim(&tx, self.owner, seq)?;
-            }
-            tx.commit()
-        };
-        let released = busy_retry(run);
-        if released.is_err() {
-            self.reread_claims();
-        }
-        released.map_err(|e| sqlite(&path, e))
+        self.in_write(|ledger, tx| {
+            seqs.iter().try_for_each(|&seq| delete_claim(tx, ledger.owner, seq))
+        })
     }
 
     /// Moves the commit deadline of this run's claim of `key`: its write is in doubt until then.
@@ -566,8 +587,8 @@ impl Ledger {
     }
 
     /// The identities other runs hold claims on, on this service: a run that finds any reads
-    /// the lead list to settle them. Few: at most a run's concurrency and its last unrecorded
-    /// outcomes for each run that died.
+    /// the lead list to settle them. Few: for each other run, its writes in the air and the
+    /// outcomes it has not recorded yet (at most `LEARNT_BATCH` of the collector).
     pub fn claimed_by_others(&self) -> Result<HashSet<u64>, LedgerError> {
         busy_retry(|| self.read_others(&self.conn)).map_err(|e| sqlite(&self.path, e))?;
         Ok(self.others.borrow().by_key.keys().copied().collect())
@@ -597,12 +618,11 @@ impl Ledger {
         names: &[String],
         leads: impl Iterator<Item = (u64, u64, String, u64)>,
     ) -> Result<(), LedgerError> {
-        let path = self.path.clone();
         let listed_at = now_ms() as i64;
-        let run = || -> rusqlite::Result<()> {
-            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        // Once: the leads are read as they are learnt, so the work cannot be run again.
+        let learnt = self.write_once(|ledger, tx| {
             {
-                let listed = origin_id(&tx, "the service's lead list", None, "service")?;
+                let listed = origin_id(tx, "the service's lead list", None, "service")?;
                 let mut insert = tx.prepare_cached(
                     "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id,
                         origin, row, at)
@@ -610,7 +630,7 @@ impl Ledger {
                 )?;
                 for (key, campaign_id, phone, lead_id) in leads {
                     insert.execute(params![
-                        self.service_id,
+                        ledger.service_id,
                         key as i64,
                         campaign_id as i64,
                         phone,
@@ -623,15 +643,14 @@ impl Ledger {
                     "INSERT OR REPLACE INTO accounts (service, name, listed_at) VALUES (?1, ?2, ?3)",
                 )?;
                 for name in names {
-                    account.execute(params![self.service, name, listed_at])?;
+                    account.execute(params![ledger.service, name, listed_at])?;
                 }
             }
-            drop_settled_claims(&tx)?;
-            tx.commit()
-        };
-        let learnt = run();
+            drop_settled_claims(tx)
+        });
+        // Claims of any run, this one's too, may have gone with the settled ones.
         self.reread_claims();
-        learnt.map_err(|e| sqlite(&path, e))
+        learnt.map_err(|e| sqlite(&self.path, e))
     }
 
     /// Settles the claims of other runs whose writes carried a key and could no longer commit
@@ -644,15 +663,13 @@ impl Ledger {
         listed_at: u64,
         on_list: impl Fn(u64) -> Option<u64>,
     ) -> Result<usize, LedgerError> {
-        let path = self.path.clone();
-        let run = || -> rusqlite::Result<usize> {
-            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-            self.read_others(&tx)?;
-            let stale: Vec<TheirClaim> = (self.others.borrow().by_key.values())
-                .filter(|c| c.keyed && c.commit_by <= listed_at as i64)
-                .copied()
+        self.in_write(|ledger, tx| {
+            ledger.read_others(tx)?;
+            let stale: Vec<(u64, TheirClaim)> = (ledger.others.borrow().by_key.iter())
+                .filter(|(_, c)| c.keyed && c.commit_by <= listed_at as i64)
+                .map(|(key, c)| (*key, *c))
                 .collect();
-            for claim in &stale {
+            for (key, claim) in &stale {
                 if let Some(lead_id) = on_list(claim.sent_key as u64) {
                     tx.execute(
                         "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id,
@@ -662,14 +679,11 @@ impl Ledger {
                         params![claim.owner, claim.seq, lead_id as i64],
                     )?;
                 }
-                delete_claim(&tx, claim.owner, claim.seq)?;
+                delete_claim(tx, claim.owner, claim.seq)?;
+                ledger.others.borrow_mut().by_key.remove(key);
             }
-            tx.commit()?;
             Ok(stale.len())
-        };
-        let settled = busy_retry(run);
-        self.reread_claims();
-        settled.map_err(|e| sqlite(&path, e))
+        })
     }
 }
 

@@ -311,7 +311,7 @@ impl Collector {
                     // Another run took the identity over (this row's write could no longer
                     // commit by then): its write is the one to settle.
                     Known::Claimed(held) if !self.is_this_row(&held.origin, row.row) => {
-                        return self.claimed_elsewhere(row, fp, key, held, 0);
+                        return self.settle_claimed(row, fp, key, held, 0, true);
                     }
                     Known::Claimed(_) | Known::Ours | Known::Unknown => {}
                 }
@@ -338,7 +338,7 @@ impl Collector {
                     // The ledger's claim says best how the write went out, and since when.
                     Known::Claimed(held) => {
                         self.plan.recovered.carried.remove(&key);
-                        return self.claimed_elsewhere(row, fp, key, held, 0);
+                        return self.settle_claimed(row, fp, key, held, 0, true);
                     }
                     Known::Ours | Known::Unknown => {}
                 }
@@ -424,15 +424,17 @@ impl Collector {
     }
 
     /// A row whose identity a claim holds (another run sending it now, or a run that died with
-    /// its write in doubt): settled like a write in doubt, from the lead list, and sent only once
-    /// a list read after that write's deadline shows it never arrived.
-    fn claimed_elsewhere(
+    /// its write in doubt), settled like a write in doubt: from the lead list now when it was
+    /// read, else at the end of the run, and sent only once a list read after that write's
+    /// deadline shows it never arrived, if `sendable` (a row a guard holds back is not).
+    pub(super) fn settle_claimed(
         &mut self,
         row: RowReport,
         fp: u64,
         key: u64,
         held: Held,
         resends: u32,
+        sendable: bool,
     ) -> Result<(), CollectError> {
         let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Number };
         let row_number = row.row;
@@ -443,7 +445,7 @@ impl Collector {
             id,
             commit_by: held.commit_by,
             resends,
-            sendable: true,
+            sendable,
             earlier: true,
             // A claim this row's own earlier run left (a killed run of this sheet): a lead
             // found for it is this row's.
@@ -700,7 +702,9 @@ impl Collector {
                 Granted::Sent { lead_id, origin } => self.sent_before(row, fp, lead_id, &origin)?,
                 // Another run's write of this identity is in the air (or was, when that run
                 // died): settled like a write in doubt, sent only if it never lands.
-                Granted::UnderWay(held) => self.claimed_elsewhere(row, fp, key, held, resends)?,
+                Granted::UnderWay(held) => {
+                    self.settle_claimed(row, fp, key, held, resends, true)?
+                }
                 Granted::Go => {}
             }
         }

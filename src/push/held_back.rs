@@ -9,7 +9,7 @@ use super::collector::{CollectError, Collector, apply_final};
 use super::doubt::{Doubt, Verdict};
 use super::reconcile::RowId;
 use crate::journal::{Entry, Final, RowState, fp_text};
-use crate::ledger::{Held, Known};
+use crate::ledger::Known;
 use crate::row::{Issue, RowReport, RowStatus};
 
 impl Collector {
@@ -46,15 +46,15 @@ impl Collector {
                     self.decide_now(doubt)
                 }
                 None => {
-                    if let Some((fp, key)) = identity
-                        && let Ok(Known::Claimed(held)) = self.plan.ledger.lookup(key)
-                    {
-                        return self.claimed_but_held_back(row, fp, key, held);
+                    let Some((fp, key)) = identity else { return self.report(row) };
+                    // A claim on the identity: a write that may still land, settled as one
+                    // (never sent from here).
+                    let known = self.plan.ledger.lookup(key)?;
+                    if let Known::Claimed(held) = known {
+                        return self.settle_claimed(row, fp, key, held, 0, false);
                     }
-                    match identity.and_then(|(fp, k)| Some((fp, self.found_by_key(&row, k)?))) {
-                        Some((fp, (lead_id, ours))) => {
-                            self.found_before_guard(row, fp, lead_id, ours)
-                        }
+                    match self.found_by_key(&row, key, known) {
+                        Some((lead_id, ours)) => self.found_before_guard(row, fp, lead_id, ours),
                         None => self.report(row),
                     }
                 }
@@ -62,30 +62,11 @@ impl Collector {
         }
     }
 
-    /// A row this run may not send whose identity a claim holds (a write of another run, or of
-    /// a dead run of this row, that may still land): settled from the lead list, waiting for
-    /// the write's deadline when it must, so a lead that lands is named, never sent again.
-    fn claimed_but_held_back(
-        &mut self,
-        row: RowReport,
-        fp: u64,
-        key: u64,
-        held: Held,
-    ) -> Result<(), CollectError> {
-        let foreign = !self.is_this_row(&held.origin, row.row);
-        let id = if held.keyed { RowId::Keyed(held.sent_key) } else { RowId::Number };
-        let (commit_by, resends, sendable, earlier) = (held.commit_by, 0, false, true);
-        let doubt = Doubt { row, fp, key, id, commit_by, resends, sendable, earlier, foreign };
-        if self.plan.index_loaded { self.decide_now(doubt) } else { self.hold_in_doubt(doubt) }
-    }
-
     /// The lead an earlier run made for a row a guard now turns away, and whether that run
     /// sent it from this very row: the one the ledger knows for its identity, else under
     /// `--skip-existing` the one the lead list holds with its key.
-    fn found_by_key(&self, row: &RowReport, key: u64) -> Option<(u64, bool)> {
-        if let Ok(crate::ledger::Known::Sent { lead_id: Some(id), origin }) =
-            self.plan.ledger.lookup(key)
-        {
+    fn found_by_key(&self, row: &RowReport, key: u64, known: Known) -> Option<(u64, bool)> {
+        if let Known::Sent { lead_id: Some(id), origin } = known {
             return Some((id, self.is_this_row(&origin, row.row)));
         }
         let keyed = self.plan.skip_existing && self.plan.lead_key;

@@ -86,6 +86,7 @@ pub mod client;
 pub mod pace;
 pub mod progress;
 pub mod push;
+pub mod sync;
 pub mod pipeline;
 pub mod serve;
 pub mod ui;

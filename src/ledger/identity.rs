@@ -52,6 +52,40 @@ pub fn identity_key(campaign_id: u64, who: Who) -> u64 {
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
+/// A digest of what a lead says: its campaign, its number and its variables by name (empty
+/// ones and the lead's own key left out, the order of columns ignored). A sync compares it
+/// with the digest recorded when the lead was last written: equal, nothing to update.
+pub fn content_digest<'a, 'b>(
+    campaign_id: u64,
+    phone: &str,
+    variables: impl IntoIterator<Item = (&'a str, &'b str)>,
+) -> u64 {
+    let mut named: Vec<(&str, &str)> = variables
+        .into_iter()
+        .filter(|(name, value)| !value.is_empty() && *name != VARIABLE)
+        .collect();
+    named.sort_unstable();
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"leadsync content 1\n");
+    hasher.update(&campaign_id.to_le_bytes());
+    hasher.update(phone.as_bytes());
+    for (name, value) in named {
+        // Lengths first: no two lists of names and values hash alike.
+        hasher.update(&(name.len() as u64).to_le_bytes());
+        hasher.update(name.as_bytes());
+        hasher.update(&(value.len() as u64).to_le_bytes());
+        hasher.update(value.as_bytes());
+    }
+    let hash = hasher.finalize();
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// [`content_digest`] of a checked row.
+pub fn row_digest(row: &RowReport) -> u64 {
+    let phone = row.phone.as_deref().unwrap_or_default();
+    content_digest(row.campaign_id.unwrap_or_default(), phone, row.variables.iter())
+}
+
 /// Gives each row of one sheet its identity key, in file order.
 #[derive(Debug, Default)]
 pub struct RowKeys {
@@ -127,6 +161,22 @@ mod tests {
         assert_eq!(a.next(&row("+4915111", 10, None)), Some(first), "a duplicate row");
         assert_eq!(parse(&text(first)), Some(first));
         assert_eq!(parse("xyz"), None);
+    }
+
+    #[test]
+    fn a_content_digest_ignores_column_order_empty_cells_and_the_key() {
+        let a = content_digest(10, "+4915111", [("name", "Ada"), ("city", "Köln")]);
+        let b = content_digest(10, "+4915111", [("city", "Köln"), ("name", "Ada"), ("x", "")]);
+        assert_eq!(a, b);
+        let keyed = [("city", "Köln"), ("name", "Ada"), (VARIABLE, "00ff")];
+        assert_eq!(a, content_digest(10, "+4915111", keyed));
+        assert_ne!(a, content_digest(10, "+4915111", [("name", "Ada"), ("city", "Bonn")]));
+        assert_ne!(a, content_digest(10, "+4915122", [("name", "Ada"), ("city", "Köln")]));
+        assert_ne!(a, content_digest(11, "+4915111", [("name", "Ada"), ("city", "Köln")]));
+        assert_ne!(
+            content_digest(10, "+49", [("ab", "c")]),
+            content_digest(10, "+49", [("a", "bc")])
+        );
     }
 
     #[test]

@@ -12,8 +12,11 @@
 //! list. Campaign ids are unique across a service, so identities (which hold the campaign) of
 //! two accounts never meet: one file serves every account of the folder.
 
+mod changes;
 pub mod identity;
 mod upgrade;
+
+pub use changes::{ChangeDone, Recorded};
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -26,7 +29,9 @@ pub const FILE: &str = "ledger.sqlite";
 /// The schema this build writes and reads.
 /// Schema 2 keeps rows short (services and origins by number, settled leads in the order
 /// they came with an index by key): a 200k-row push writes a third of schema 1's pages.
-const SCHEMA: i64 = 2;
+/// Schema 3 adds what a sync changes: a lead stopped by leadsync, changes under way, and a
+/// digest of the lead's content alone (earlier digests covered the request, so they go).
+const SCHEMA: i64 = 3;
 
 /// Where a lead, or a claim on one, came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,8 +107,10 @@ pub struct Settled {
     pub campaign_id: u64,
     pub phone: String,
     pub lead_id: Option<u64>,
-    /// A digest of what was sent (0 when not sent by this run).
+    /// [`identity::content_digest`] of the row sent (or found on the service).
     pub digest: u64,
+    /// Made by this run's write (not found already on the service).
+    pub made: bool,
     pub row: u64,
     /// Found on the lead list for another run's claim: the claim's origin is kept.
     pub keep_origin: bool,
@@ -243,6 +250,9 @@ impl Ledger {
                     "ALTER TABLE leads RENAME TO leads_v1;
                     ALTER TABLE claims RENAME TO claims_v1;",
                 )?;
+            }
+            if found == 2 {
+                tx.execute_batch(FROM_SCHEMA_2)?;
             }
             tx.execute_batch(TABLES)?;
             if found == 1 {
@@ -522,8 +532,8 @@ impl Ledger {
         let at = now_ms() as i64;
         let mut insert = conn.prepare_cached(
             "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, digest,
-                origin, row, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                origin, row, at, made)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?;
         for s in settled {
             let lead_id = s.lead_id.map(|id| id as i64);
@@ -543,6 +553,7 @@ impl Ledger {
                 origin,
                 row,
                 at,
+                s.made,
             ])?;
             // Settled: the identity is nobody's write in the air any more.
             if let Some(theirs) = theirs {
@@ -625,8 +636,8 @@ impl Ledger {
                 let listed = origin_id(tx, "the service's lead list", None, "service")?;
                 let mut insert = tx.prepare_cached(
                     "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id,
-                        origin, row, at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7)",
+                        origin, row, at, made)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, 0)",
                 )?;
                 for (key, campaign_id, phone, lead_id) in leads {
                     insert.execute(params![
@@ -726,9 +737,19 @@ const TABLES: &str = "
         digest INTEGER,
         origin INTEGER NOT NULL,
         row INTEGER NOT NULL,
-        at INTEGER NOT NULL
+        at INTEGER NOT NULL,
+        stopped INTEGER NOT NULL DEFAULT 0,
+        made INTEGER NOT NULL DEFAULT 1
     );
     CREATE UNIQUE INDEX IF NOT EXISTS leads_by_key ON leads (service, key);
+    CREATE TABLE IF NOT EXISTS changes (
+        service INTEGER NOT NULL,
+        key INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        lead_id INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (service, key)
+    ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS claims (
         owner INTEGER NOT NULL,
         seq INTEGER NOT NULL,
@@ -759,8 +780,9 @@ const FROM_SCHEMA_1: &str = "
     INSERT OR IGNORE INTO origins (source, sheet, front)
         SELECT source, coalesce(sheet, ''), front FROM leads_v1
         UNION SELECT source, coalesce(sheet, ''), front FROM claims_v1;
-    INSERT OR IGNORE INTO leads
-        SELECT s.id, l.key, l.campaign_id, l.phone, l.lead_id, l.digest, o.id, l.row, l.at
+    INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, digest, origin,
+            row, at)
+        SELECT s.id, l.key, l.campaign_id, l.phone, l.lead_id, NULL, o.id, l.row, l.at
         FROM leads_v1 l JOIN services s ON s.url = l.service
         JOIN origins o ON o.source = l.source AND o.sheet = coalesce(l.sheet, '')
             AND o.front = l.front;
@@ -772,6 +794,15 @@ const FROM_SCHEMA_1: &str = "
             AND o.front = c.front;
     DROP TABLE leads_v1;
     DROP TABLE claims_v1;";
+
+/// Schema 2's leads gain the columns a sync needs: stopped, and made by leadsync (all but
+/// those learnt from the lead list). Their digests covered the whole request (flags and key
+/// included), not the lead's content, so they go: the next sync takes the sheet as it is then.
+const FROM_SCHEMA_2: &str = "
+    ALTER TABLE leads ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE leads ADD COLUMN made INTEGER NOT NULL DEFAULT 1;
+    UPDATE leads SET made = 0 WHERE origin IN (SELECT id FROM origins WHERE front = 'service');
+    UPDATE leads SET digest = NULL;";
 
 /// The origin numbered `id` in this file, for `row` at `at` (Unix ms).
 fn origin_at(conn: &Connection, id: i64, row: i64, at: i64) -> rusqlite::Result<Origin> {

@@ -25,6 +25,7 @@ fn created(key: u64, lead_id: u64) -> Settled {
         phone: "+4915111".into(),
         lead_id: Some(lead_id),
         digest: 9,
+        made: true,
         row: 2,
         keep_origin: false,
     }

@@ -81,6 +81,41 @@ pub struct MappingFile {
     /// knows it; `false` falls back to matching leads by number and content.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lead_key: Option<bool>,
+    /// What `sync` does with a lead this source made whose row is gone: `keep` (the default),
+    /// `stop` (status `completed`: no longer called) or `delete`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_removed: Option<OnRemoved>,
+    /// What `sync` does with a lead whose row a do-not-call guard now refuses (a suppression
+    /// list, the account's do-not-call list, consent now no): `stop` (the default) or `keep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_suppressed: Option<OnSuppressed>,
+    /// How many of a source's leads one sync may stop or delete because their rows are gone;
+    /// default: 10% of them, at least 5. More refuses the run (`--allow-mass-removal`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_removed: Option<u64>,
+}
+
+/// What a sync does with a lead whose row left the sheet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnRemoved {
+    /// Left as it is (and still called).
+    #[default]
+    Keep,
+    /// Status `completed`: the campaign no longer calls it.
+    Stop,
+    /// Deleted from the service, for good.
+    Delete,
+}
+
+/// What a sync does with a lead whose row now says do not call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnSuppressed {
+    /// Status `completed`: no longer called.
+    #[default]
+    Stop,
+    Keep,
 }
 
 /// A workbook sheet: by name or 1-based position.

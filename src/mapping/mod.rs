@@ -12,7 +12,7 @@ use unicode_normalization::UnicodeNormalization;
 
 pub use file::{
     AssistantRef, CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError,
-    MissingVariables, PhoneColumns, SheetRef, parse_delimiter,
+    MissingVariables, OnRemoved, OnSuppressed, PhoneColumns, SheetRef, parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::{infer, infer_from};
@@ -42,6 +42,14 @@ pub struct Plan {
     pub region: String,
     /// The column of the CRM's record id, when the mapping names one (`id = "…"`).
     pub record_id: Option<usize>,
+}
+
+impl Plan {
+    /// The names of the lead variables the mapping fills (columns and constants).
+    pub fn variable_names(&self) -> Vec<&'static str> {
+        let columns = self.variables.iter().map(|(name, _)| *name);
+        columns.chain(self.constants.iter().map(|(name, _)| *name)).collect()
+    }
 }
 
 /// The journal fingerprints the mapping by this text (`pipeline`): a plan with one phone

@@ -17,7 +17,10 @@ use std::thread;
 
 use tokio::sync::mpsc;
 
+mod changes;
 mod rows;
+
+pub use changes::{SyncResult, applied_line};
 
 pub use rows::{CheckedRow, check_rows, write_corrected_sheet};
 
@@ -116,6 +119,9 @@ pub struct PushOptions {
     pub on_change: OnChange,
     /// Which front sends (`import`, `sync`, `ui`), for where the ledger says a lead came from.
     pub front: &'static str,
+    /// Keep the sheet the truth (`sync`, `import --update`): changed rows update their lead,
+    /// and leads whose rows left or now say no are handled as these rules say.
+    pub sync: Option<crate::sync::Rules>,
 }
 
 impl PushOptions {
@@ -133,6 +139,7 @@ impl PushOptions {
             run_key: String::new(),
             on_change: OnChange::Refuse,
             front: "ui",
+            sync: None,
         }
     }
 }
@@ -147,6 +154,8 @@ pub struct ImportResult {
     pub mapping_notes: Vec<String>,
     /// How sending went; `None` for a dry run.
     pub push: Option<PushSummary>,
+    /// What a sync planned and changed; `None` unless the run keeps the sheet the truth.
+    pub sync: Option<SyncResult>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -197,6 +206,8 @@ pub enum PipelineError {
     Guards(#[from] GuardError),
     #[error("fetching the suppression list")]
     SuppressionFetch(#[source] SourceError),
+    #[error(transparent)]
+    Sync(#[from] crate::sync::plan::PlanError),
 }
 
 /// Runs an import: a dry run (validate and report) or, with `opts.push`, sending as well.
@@ -254,6 +265,17 @@ pub async fn import(
         max_rows: opts.max_rows,
         row_limit: opts.row_limit,
         edits: opts.edits.clone(),
+    };
+    let planned = match (&send, client, opts.push.as_ref()) {
+        (Some(_), Some(client), Some(push)) if push.sync.is_some() => {
+            let ledger = open_ledger(opts, push, &source, &client.service_name())?;
+            // The mapping says how; the command line only lets a mass removal through.
+            let allow = push.sync.as_ref().is_some_and(|r| r.allow_mass_removal);
+            let rules = crate::sync::Rules::of(opts.mapping.as_ref(), allow);
+            let again = changes::reopen(opts)?;
+            Some(changes::plan(opts, &rules, ledger, again, checkers.clone(), stop.clone()).await?)
+        }
+        _ => None,
     };
     let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
@@ -322,7 +344,15 @@ pub async fn import(
     if outcome.summary.rows == 0 && !stop.load(Ordering::Relaxed) {
         return Err(PipelineError::NoRows { location: opts.location.clone() });
     }
-    Ok(ImportResult { outcome, run, mapping_notes, push })
+    let sync = match (planned, client, opts.push.as_ref()) {
+        (Some(planned), Some(client), Some(options)) => {
+            let finished = !run.interrupted && push.as_ref().is_some_and(|p| p.is_complete());
+            let display = opts.display;
+            Some(changes::carry_out(planned, client, options, finished, display, &stop).await?)
+        }
+        _ => None,
+    };
+    Ok(ImportResult { outcome, run, mapping_notes, push, sync })
 }
 
 /// What checking a row needs, made before the first row is read.
@@ -1023,6 +1053,7 @@ fn worker_count(requested: usize) -> usize {
 }
 
 /// What each checking thread is built from.
+#[derive(Clone)]
 struct Checkers {
     guards: Arc<Guards>,
     plan: Arc<Plan>,

@@ -296,7 +296,7 @@ impl Collector {
                 self.summary.from_journal += 1;
                 if self.plan.claimed_by_others.contains(&key) {
                     // The journal's run died before the ledger learnt this outcome.
-                    self.learnt(&row, key, fp, status, lead_id, false);
+                    self.learnt(&row, key, status, lead_id, false);
                 }
                 apply_final(&mut row, status, lead_id, message.as_deref());
                 return self.report(row);
@@ -459,7 +459,6 @@ impl Collector {
         &mut self,
         row: &RowReport,
         key: u64,
-        fp: u64,
         status: Final,
         lead_id: Option<u64>,
         keep_origin: bool,
@@ -472,7 +471,8 @@ impl Collector {
             campaign_id: row.campaign_id.unwrap_or_default(),
             phone: row.phone.clone().unwrap_or_default(),
             lead_id,
-            digest: fp,
+            digest: crate::ledger::identity::row_digest(row),
+            made: status == Final::Created,
             row: row.row,
             keep_origin,
         });
@@ -768,7 +768,7 @@ impl Collector {
             self.claimed.insert(id);
         }
         match status {
-            Final::Created | Final::Skipped => self.learnt(&row, key, fp, status, lead_id, false),
+            Final::Created | Final::Skipped => self.learnt(&row, key, status, lead_id, false),
             // Refused, or never acted on: the identity is free again.
             _ => self.plan.ledger.release(&[key])?,
         }
@@ -788,7 +788,7 @@ impl Collector {
         foreign: bool,
     ) -> Result<(), CollectError> {
         self.summary.reconciled += 1;
-        self.learnt(&row, key, fp, status, Some(lead_id), foreign);
+        self.learnt(&row, key, status, Some(lead_id), foreign);
         let message = match status {
             Final::Skipped => Some(format!("already on the service as lead {lead_id}")),
             _ => None,

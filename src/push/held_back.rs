@@ -122,7 +122,7 @@ impl Collector {
         let Doubt { mut row, fp, key, foreign, .. } = doubt;
         // Another run's write: its lead is on the service, not this row's creation.
         let status = if foreign && status == Final::Created { Final::Skipped } else { status };
-        self.learnt(&row, key, fp, status, lead_id, foreign);
+        self.learnt(&row, key, status, lead_id, foreign);
         let entry = Entry::Outcome {
             row: row.row,
             status,

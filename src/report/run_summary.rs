@@ -36,6 +36,10 @@ pub struct RunSummary<'a> {
     /// What identifies the run in its journal (sending runs only).
     pub identity: Option<&'a RunHeader>,
     pub push: Option<PushCounts>,
+    /// What a sync planned and changed (`sync`, `import --update`): the plan's counts, and
+    /// each change with the values before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<serde_json::Value>,
 }
 
 /// How the sending went.
@@ -69,6 +73,7 @@ impl<'a> RunSummary<'a> {
             journal: None,
             identity: None,
             push: None,
+            sync: None,
         }
     }
 }

@@ -129,6 +129,14 @@ pub struct ImportArgs {
     /// Forget the journal of an earlier run and start over
     #[arg(long)]
     pub restart: bool,
+    /// Keep the sheet the truth, as `sync` does: changed rows update their lead, and leads
+    /// whose rows left or now say no are handled as the mapping's `on_removed` and
+    /// `on_suppressed` say
+    #[arg(long)]
+    pub update: bool,
+    /// With --update: let this run stop or delete more leads than `max_removed` allows
+    #[arg(long, requires = "update")]
+    pub allow_mass_removal: bool,
 }
 
 pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> {
@@ -144,6 +152,10 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
             run_key: String::new(),
             on_change: OnChange::Refuse,
             front: "import",
+            sync: args.update.then(|| crate::sync::Rules {
+                allow_mass_removal: args.allow_mass_removal,
+                ..Default::default()
+            }),
         })
     });
     let push = push.transpose()?;
@@ -183,6 +195,7 @@ pub fn write_summary(
             sending_secs: push.sending_secs,
         });
     }
+    summary.sync = result.sync.as_ref().map(serde_json::to_value).transpose()?;
     let mut text = serde_json::to_string_pretty(&summary)?;
     text.push('\n');
     if path.as_os_str() == "-" {
@@ -362,11 +375,17 @@ pub fn outcome_of(result: &ImportResult) -> Outcome {
     // Ctrl-C wins over the counts in every mode: the counts cover part of the file only.
     if was_interrupted(result) {
         Outcome::Interrupted
-    } else if result.outcome.summary.has_problems() {
+    } else if result.outcome.summary.has_problems() || changes_failed(result) {
         Outcome::Problems
     } else {
         Outcome::Success
     }
+}
+
+/// A sync's change the service refused, or left in doubt after every try.
+fn changes_failed(result: &ImportResult) -> bool {
+    let applied = result.sync.as_ref().and_then(|s| s.applied.as_ref());
+    applied.is_some_and(|a| a.failed > 0)
 }
 
 pub fn was_interrupted(result: &ImportResult) -> bool {

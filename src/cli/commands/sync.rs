@@ -19,6 +19,10 @@ pub struct SyncArgs {
     pub source: SourceArgs,
     #[command(flatten)]
     pub send: SendArgs,
+    /// Let this run stop or delete more leads than the mapping's `max_removed` allows (the
+    /// sheet really lost that many people)
+    #[arg(long)]
+    pub allow_mass_removal: bool,
 }
 
 pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
@@ -36,6 +40,10 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         // `skip_existing` keeps it from sending what earlier runs sent.
         on_change: OnChange::StartOver,
         front: "sync",
+        sync: Some(crate::sync::Rules {
+            allow_mass_removal: args.allow_mass_removal,
+            ..Default::default()
+        }),
     };
     if !config.quiet {
         eprintln!("{} sync: {} started", crate::progress::stamp(), args.source.source);
@@ -88,7 +96,9 @@ fn new_problems(result: &ImportResult) -> anyhow::Result<Option<usize>> {
 fn log_lines(result: &ImportResult, source: &str, new_problems: Option<usize>) -> String {
     let summary = &result.outcome.summary;
     let sent = result.push.as_ref().map_or(0, |p| p.sent);
-    if sent == 0 && new_problems == Some(0) {
+    let applied = result.sync.as_ref().and_then(|s| s.applied.as_ref());
+    let changed = applied.is_some_and(|a| !a.entries.is_empty());
+    if sent == 0 && !changed && new_problems == Some(0) {
         let problems = summary.rejected + summary.duplicates + summary.failed;
         let same = match problems {
             0 => String::new(),

@@ -1,0 +1,108 @@
+//! A sync's two steps around the push: the plan, made before the first request by reading
+//! the sheet once more and judging every row against the ledger (so the mass-removal guard
+//! refuses a run before anything is sent), and the changes, sent after the last create.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use tokio::sync::mpsc;
+
+use super::{BATCHES_IN_FLIGHT, Checkers, ImportOptions, PipelineError, PushOptions, RowReport};
+use crate::client::Client;
+use crate::ledger::Ledger;
+use crate::progress::{self, Display};
+use crate::source::Source;
+use crate::sync::Rules;
+use crate::sync::apply::{Applied, Pace, apply};
+use crate::sync::plan::{Plan, Planner};
+
+/// What a sync planned and did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SyncResult {
+    pub plan: Plan,
+    /// `None` when the creates did not all finish (stopped, failed): the changes wait for the
+    /// next run, which plans them again.
+    pub applied: Option<Applied>,
+}
+
+/// The plan of a sync, with the ledger connection that will carry it out.
+pub(super) struct Planned {
+    ledger: Ledger,
+    plan: Plan,
+    mapped: Vec<&'static str>,
+}
+
+/// Reads `source` (opened again) through the same checks as the push and judges each row.
+pub(super) async fn plan(
+    opts: &ImportOptions,
+    rules: &Rules,
+    ledger: Ledger,
+    source: Source,
+    checkers: Checkers,
+    stop: Arc<AtomicBool>,
+) -> Result<Planned, PipelineError> {
+    let mapped = checkers.plan.variable_names();
+    let (rows_tx, mut rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
+    let allow_duplicates = opts.allow_duplicates;
+    let stages = tokio::task::spawn_blocking(move || {
+        super::run_stages(source, checkers, rows_tx, allow_duplicates, &stop)
+    });
+    let mut planner = Planner::new(ledger, rules.clone(), allow_duplicates);
+    let mut judged = Ok(());
+    while let Some(batch) = rows_rx.recv().await {
+        // Read to the end even after an error, so the reading threads finish.
+        if judged.is_ok() {
+            judged = batch.iter().try_for_each(|row| planner.row(row));
+        }
+    }
+    let (_, read) = stages.await.expect("the row stages do not panic")?;
+    judged?;
+    let read_whole = matches!(read, Ok(true));
+    let sources = [opts.location.clone()];
+    let (ledger, plan) = planner.finish(&sources, read_whole)?;
+    progress::say(opts.display, &format!("plan: {}", plan.line()));
+    if plan.in_doubt_before > 0 {
+        let doubt = plan.in_doubt_before;
+        progress::say(
+            opts.display,
+            &format!("{doubt} changes of an earlier run were in doubt: sent again"),
+        );
+    }
+    Ok(Planned { ledger, plan, mapped })
+}
+
+/// Sends the planned changes, once every create of the run finished.
+pub(super) async fn carry_out(
+    planned: Planned,
+    client: &Client,
+    push: &PushOptions,
+    creates_finished: bool,
+    display: Display,
+    stop: &AtomicBool,
+) -> Result<SyncResult, PipelineError> {
+    let Planned { mut ledger, plan, mapped } = planned;
+    if !creates_finished || plan.changes.is_empty() {
+        return Ok(SyncResult { applied: creates_finished.then(Applied::default), plan });
+    }
+    let pace = Pace { rate: push.config.rate, concurrency: push.config.concurrency };
+    let applied = apply(client, &mut ledger, &plan, &mapped, &pace, stop).await?;
+    progress::say(display, &applied_line(&applied));
+    Ok(SyncResult { plan, applied: Some(applied) })
+}
+
+/// `changes: 3 updated, 2 stopped, 0 deleted, 1 failed`.
+pub fn applied_line(applied: &Applied) -> String {
+    let Applied { updated, stopped, deleted, failed, .. } = applied;
+    let mut line = format!("changes: {updated} updated, {stopped} stopped, {deleted} deleted");
+    if *failed > 0 {
+        line.push_str(&format!(", {failed} failed (see the summary; sent again next time)"));
+    }
+    line
+}
+
+/// Opens the sheet again for the plan, as `prepare` opened it.
+pub(super) fn reopen(opts: &ImportOptions) -> Result<Source, PipelineError> {
+    let mapping = super::merged_mapping(opts)?;
+    let options = super::source_options(opts, mapping.as_ref())?;
+    Ok(Source::open_named(&opts.path, &opts.location, &options)?)
+}

@@ -1,0 +1,235 @@
+//! The plan of a sync, made before anything is sent: every row of the sheet judged against
+//! what the ledger recorded for its identity (new, changed, unchanged, now refused by a
+//! do-not-call guard), then the leads this source made whose rows are gone.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::{MassRemoval, OnRemoved, OnSuppressed, Rules};
+use crate::ledger::identity::{RowKeys, row_digest};
+use crate::ledger::{Ledger, LedgerError, Recorded};
+use crate::row::{RowReport, RowStatus};
+
+/// What a sync will do, counted, with each change it will make.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Plan {
+    pub new: u64,
+    pub changed: u64,
+    pub to_stop: u64,
+    pub to_delete: u64,
+    pub unchanged: u64,
+    /// Changes an earlier run began and never saw answered: they are in this plan again.
+    pub in_doubt_before: u64,
+    #[serde(skip)]
+    pub changes: Vec<Change>,
+    /// Leads whose content was not known (recorded by an earlier version, found on the
+    /// service): the sheet as it is now becomes what they say.
+    #[serde(skip)]
+    pub baselines: Vec<(u64, u64)>,
+}
+
+/// One change to one lead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub key: u64,
+    pub lead_id: u64,
+    /// The lead's number (E.164) as the ledger knows it: who is changed.
+    pub phone: String,
+    /// The sheet row it comes from; `None` for a lead whose row is gone.
+    pub row: Option<u64>,
+    pub action: Action,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The row now says something else: its variables (those set), its number (E.164);
+    /// `resume`: a lead a sync stopped whose row is back (and may be called): called again.
+    Update {
+        phone: String,
+        variables: Vec<(String, String)>,
+        digest: u64,
+        resume: bool,
+    },
+    /// No longer called (status `completed`).
+    Stop(Why),
+    Delete(Why),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The row is gone from the sheet.
+    Removed,
+    /// The row is now refused by a do-not-call guard (suppression list, consent): its code.
+    Refused(crate::row::IssueCode),
+}
+
+impl Plan {
+    /// "12 new, 3 changed, 2 to stop, 540 unchanged", leaving out what is zero (but new and
+    /// unchanged).
+    pub fn line(&self) -> String {
+        let mut parts = vec![format!("{} new", self.new)];
+        if self.changed > 0 {
+            parts.push(format!("{} changed", self.changed));
+        }
+        if self.to_stop > 0 {
+            parts.push(format!("{} to stop", self.to_stop));
+        }
+        if self.to_delete > 0 {
+            parts.push(format!("{} to delete", self.to_delete));
+        }
+        parts.push(format!("{} unchanged", self.unchanged));
+        parts.join(", ")
+    }
+}
+
+/// Judges the rows of one sheet, in order, as they are read. It holds a ledger connection of
+/// its own, which then carries out the plan ([`super::apply`]).
+pub struct Planner {
+    ledger: Ledger,
+    rules: Rules,
+    keys: RowKeys,
+    seen: HashSet<u64>,
+    valid: u64,
+    plan: Plan,
+}
+
+impl Planner {
+    pub fn new(ledger: Ledger, rules: Rules, allow_duplicates: bool) -> Planner {
+        let plan = Plan::default();
+        Planner {
+            ledger,
+            rules,
+            keys: RowKeys::new(allow_duplicates),
+            seen: HashSet::new(),
+            valid: 0,
+            plan,
+        }
+    }
+
+    /// Judges one row, as the push will see it.
+    pub fn row(&mut self, row: &RowReport) -> Result<(), LedgerError> {
+        // Every row takes its place in the count of occurrences, whatever its fate.
+        let Some(key) = self.keys.next(row) else { return Ok(()) };
+        // A row still in the sheet is never a removed one, even when refused (fixing a typo
+        // must not stop a lead).
+        self.seen.insert(key);
+        match row.status {
+            RowStatus::Valid => {
+                self.valid += 1;
+                self.valid_row(row, key)
+            }
+            RowStatus::Rejected => self.refused_row(row, key),
+            _ => Ok(()),
+        }
+    }
+
+    fn valid_row(&mut self, row: &RowReport, key: u64) -> Result<(), LedgerError> {
+        let Some(recorded) = self.ledger.recorded(key)? else {
+            self.plan.new += 1;
+            return Ok(());
+        };
+        let digest = row_digest(row);
+        let (Some(lead_id), Some(before)) = (recorded.lead_id, recorded.digest) else {
+            // Not known what the lead says (or which lead it is): the sheet as it is now.
+            if recorded.digest.is_none() {
+                self.plan.baselines.push((key, digest));
+            }
+            self.plan.unchanged += 1;
+            return Ok(());
+        };
+        if before == digest && !recorded.stopped {
+            self.plan.unchanged += 1;
+            return Ok(());
+        }
+        self.plan.changed += 1;
+        let phone = row.phone.clone().unwrap_or_default();
+        let variables = row.variables.iter().map(|(n, v)| (n.to_string(), v.to_string()));
+        let action = Action::Update {
+            phone,
+            variables: variables.collect(),
+            digest,
+            resume: recorded.stopped,
+        };
+        let phone = recorded.phone;
+        self.plan.changes.push(Change { key, lead_id, phone, row: Some(row.row), action });
+        Ok(())
+    }
+
+    /// A row a do-not-call guard now refuses whose lead was made: stopped (by default).
+    fn refused_row(&mut self, row: &RowReport, key: u64) -> Result<(), LedgerError> {
+        let Some(code) = row.errors.iter().map(|e| e.code).find(|c| c.is_do_not_call()) else {
+            return Ok(());
+        };
+        if self.rules.on_suppressed == OnSuppressed::Keep {
+            return Ok(());
+        }
+        let Some(Recorded { lead_id: Some(lead_id), stopped: false, phone, .. }) =
+            self.ledger.recorded(key)?
+        else {
+            return Ok(());
+        };
+        self.plan.to_stop += 1;
+        let action = Action::Stop(Why::Refused(code));
+        self.plan.changes.push(Change { key, lead_id, phone, row: Some(row.row), action });
+        Ok(())
+    }
+
+    /// The plan, once every row was judged: with the leads `sources` made whose rows are gone
+    /// (none when the sheet was not read whole or held no valid row). Refused when it would
+    /// remove more than the rules allow. The leads whose content was not known take the
+    /// sheet's as theirs now.
+    pub fn finish(
+        mut self,
+        sources: &[String],
+        read_whole: bool,
+    ) -> Result<(Ledger, Plan), PlanError> {
+        self.plan.in_doubt_before = self.ledger.changes_in_doubt()?;
+        self.removed(sources, read_whole)?;
+        self.ledger.set_baselines(&self.plan.baselines)?;
+        Ok((self.ledger, self.plan))
+    }
+
+    fn removed(&mut self, sources: &[String], read_whole: bool) -> Result<(), PlanError> {
+        let removing = self.rules.on_removed != OnRemoved::Keep && read_whole && self.valid > 0;
+        if !removing {
+            return Ok(());
+        }
+        let made = self.ledger.recorded_from(sources)?;
+        let gone: Vec<&Recorded> =
+            made.iter().filter(|r| !self.seen.contains(&r.key) && !r.stopped).collect();
+        let limit = self.rules.removal_limit(made.len() as u64);
+        let delete = self.rules.on_removed == OnRemoved::Delete;
+        if gone.len() as u64 > limit && !self.rules.allow_mass_removal {
+            return Err(PlanError::MassRemoval(MassRemoval {
+                verb: if delete { "delete" } else { "stop" },
+                removing: gone.len() as u64,
+                made: made.len() as u64,
+                limit,
+                source_name: sources.first().cloned().unwrap_or_default(),
+            }));
+        }
+        for recorded in gone {
+            let Some(lead_id) = recorded.lead_id else { continue };
+            let (key, row) = (recorded.key, None);
+            let action = if delete {
+                self.plan.to_delete += 1;
+                Action::Delete(Why::Removed)
+            } else {
+                self.plan.to_stop += 1;
+                Action::Stop(Why::Removed)
+            };
+            let phone = recorded.phone.clone();
+            self.plan.changes.push(Change { key, lead_id, phone, row, action });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    MassRemoval(#[from] MassRemoval),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}

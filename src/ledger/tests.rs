@@ -243,3 +243,55 @@ fn a_ledger_of_the_first_schema_is_carried_over() {
     let version: i64 = ledger.conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
     assert_eq!(version, SCHEMA);
 }
+
+/// A ledger of schema 2 gains what a sync needs: its leads are made by leadsync (unless
+/// learnt from the list), not stopped, and their old digests (of the whole request) are gone.
+#[test]
+fn a_ledger_of_the_second_schema_is_carried_over_without_its_digests() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = run(dir.path(), "import");
+    ledger.record(&[created(1, 77)]).unwrap();
+    ledger
+        .learn_list(&["user:1".into()], [(2, 10, "+4915122".to_string(), 78)].into_iter())
+        .unwrap();
+    drop(ledger);
+    let old = Connection::open(dir.path().join(FILE)).unwrap();
+    old.execute_batch(
+        "ALTER TABLE leads DROP COLUMN stopped;
+        ALTER TABLE leads DROP COLUMN made;
+        DROP TABLE changes;
+        PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(old);
+    let ledger = run(dir.path(), "sync");
+    let made = ledger.recorded(1).unwrap().unwrap();
+    assert_eq!((made.lead_id, made.digest, made.made, made.stopped), (Some(77), None, true, false));
+    let listed = ledger.recorded(2).unwrap().unwrap();
+    assert!(!listed.made, "learnt from the list: never removed by a sync");
+    let from_source = ledger.recorded_from(&["leads.csv".into()]).unwrap();
+    assert_eq!(from_source.iter().map(|r| r.key).collect::<Vec<_>>(), vec![1]);
+}
+
+/// A change is begun before its request and settled after it; one never settled is counted
+/// as in doubt, and a stop, an update and a delete each leave what a sync reads next.
+#[test]
+fn changes_are_begun_then_settled_and_unsettled_ones_are_in_doubt() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ledger = run(dir.path(), "sync");
+    ledger.record(&[created(1, 77), created(2, 78), created(3, 79)]).unwrap();
+    ledger.change_begins(1, "update", 77).unwrap();
+    ledger.change_begins(2, "stop", 78).unwrap();
+    ledger.change_begins(3, "delete", 79).unwrap();
+    assert_eq!(ledger.changes_in_doubt().unwrap(), 3);
+    let updated = ChangeDone::Updated { digest: 5, phone: "+4915199".into() };
+    ledger.change_done(1, &updated).unwrap();
+    ledger.change_done(2, &ChangeDone::Stopped).unwrap();
+    assert_eq!(ledger.changes_in_doubt().unwrap(), 1, "the delete is still in doubt");
+    ledger.change_done(3, &ChangeDone::Deleted).unwrap();
+    let one = ledger.recorded(1).unwrap().unwrap();
+    assert_eq!((one.digest, one.phone.as_str()), (Some(5), "+4915199"));
+    assert!(ledger.recorded(2).unwrap().unwrap().stopped);
+    assert_eq!(ledger.recorded(3).unwrap(), None, "deleted: the identity is free again");
+    assert_eq!(ledger.changes_in_doubt().unwrap(), 0);
+}

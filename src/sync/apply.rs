@@ -306,3 +306,35 @@ impl Applied {
         self.entries.push(Entry { outcome, ..entry });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(pairs: &[(&str, &str)]) -> Variables {
+        pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
+    }
+
+    fn row(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn only_values_that_differ_are_sent_and_an_emptied_mapped_one_as_empty() {
+        let lead = held(&[("name", "Ada"), ("city", "Köln"), ("note", "by hand"), ("x", "1")]);
+        let now = row(&[("name", "Ada"), ("city", "Bonn")]);
+        let sent = changed_values(&now, Some(&lead), &["name", "city", "x"], true);
+        let fields: Vec<_> = sent.iter().map(|v| (v.field.as_str(), v.after.as_str())).collect();
+        // `note` is no mapped variable: a value added on the service is kept.
+        assert_eq!(fields, vec![("city", "Bonn"), ("x", "")]);
+        assert_eq!(sent[0].before.as_deref(), Some("Köln"));
+    }
+
+    #[test]
+    fn without_the_leads_values_every_mapped_one_is_sent() {
+        let now = row(&[("name", "Ada")]);
+        let sent = changed_values(&now, None, &["name", "city"], false);
+        let fields: Vec<_> = sent.iter().map(|v| (v.field.as_str(), v.after.as_str())).collect();
+        assert_eq!(fields, vec![("name", "Ada"), ("city", "")]);
+    }
+}

@@ -119,8 +119,8 @@ impl Planner {
                 self.valid += 1;
                 self.valid_row(row, key)
             }
-            RowStatus::Rejected => self.refused_row(row, key),
-            _ => Ok(()),
+            // Refused rows, and rows a do-not-call guard skips.
+            _ => self.refused_row(row, key),
         }
     }
 
@@ -232,4 +232,24 @@ pub enum PlanError {
     MassRemoval(#[from] MassRemoval),
     #[error(transparent)]
     Ledger(#[from] LedgerError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_line_says_what_will_happen_and_leaves_out_what_will_not() {
+        let plan = Plan { new: 12, changed: 3, to_stop: 2, unchanged: 540, ..Plan::default() };
+        assert_eq!(plan.line(), "12 new, 3 changed, 2 to stop, 540 unchanged");
+        assert_eq!(Plan::default().line(), "0 new, 0 unchanged");
+    }
+
+    #[test]
+    fn the_removal_limit_is_a_tenth_of_the_sources_leads_at_least_five() {
+        let rules = Rules::default();
+        assert_eq!((rules.removal_limit(100), rules.removal_limit(20)), (10, 5));
+        let set = Rules { max_removed: Some(1), ..Rules::default() };
+        assert_eq!(set.removal_limit(100), 1);
+    }
 }

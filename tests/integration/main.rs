@@ -21,4 +21,5 @@ mod seen;
 mod push;
 mod simulation;
 mod support;
+mod sync_changes;
 mod ui;

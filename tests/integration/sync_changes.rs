@@ -1,0 +1,347 @@
+//! A real sync: the sheet stays the truth. Each test runs the real binary against the sandbox
+//! twice or more over one state folder, changes the sheet between runs as a CRM export
+//! changes, and reads the service's own lead list to see what became of each lead: updated
+//! in place (never a second lead), stopped, deleted, or left alone.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use leadsync::client::{Lead, NewLead};
+use leadsync::sandbox::Faults;
+
+use crate::exactly_once::{Case, kill, leads};
+use crate::support::{ALICE, json, write};
+
+/// A person of a sheet: customer number, name, city, number (E.164).
+type Person = (String, String, String, String);
+
+fn people(n: usize) -> Vec<Person> {
+    (0..n)
+        .map(|i| {
+            let city = if i % 2 == 0 { "Köln" } else { "Bonn" };
+            (format!("K-{i}"), format!("Person {i}"), city.to_string(), format!("+49151300{i:05}"))
+        })
+        .collect()
+}
+
+fn csv(rows: &[Person]) -> String {
+    let mut text = String::from("Kunden-Nr,Name,Stadt,Telefon\n");
+    for (id, name, city, phone) in rows {
+        text.push_str(&format!("{id},{name},{city},{phone}\n"));
+    }
+    text
+}
+
+/// The mapping of these sheets, with `extra` lines (`on_removed = "stop"`).
+fn mapping(case: &Case, extra: &str) -> PathBuf {
+    let text = format!(
+        "phone = \"Telefon\"\ncampaign = 10\n{extra}\n[variables]\ncustomer_name = \"Name\"\ncity = \"Stadt\"\n"
+    );
+    write(case.dir.path(), "mapping.toml", &text)
+}
+
+/// `leadsync sync` of the case's sheet with `mapping`, at no rate limit; its exit code,
+/// stderr and summary.
+fn sync(
+    case: &Case,
+    sb: &crate::support::TestSandbox,
+    mapping: &std::path::Path,
+    more: &[&str],
+) -> (Option<i32>, String, serde_json::Value) {
+    let summary = case.path("summary.json");
+    let _ = std::fs::remove_file(&summary);
+    let (sheet, mapping, summary_arg) = (
+        case.path("export.csv").display().to_string(),
+        mapping.display().to_string(),
+        summary.display().to_string(),
+    );
+    let mut args = vec!["sync", &sheet, "--mapping", &mapping, "--rate", "0"];
+    args.extend(["--summary-json", &summary_arg]);
+    args.extend(more);
+    let mut cli = case.cli(sb, ALICE, &args);
+    let output = cli.cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr).to_string();
+    let summary = std::fs::read_to_string(&summary).map(|t| json(&t)).unwrap_or_default();
+    (output.status.code(), err, summary)
+}
+
+fn export(case: &Case, rows: &[Person]) {
+    write(case.dir.path(), "export.csv", &csv(rows));
+}
+
+/// The service's leads by number.
+fn by_number(sb: &crate::support::TestSandbox) -> BTreeMap<String, Vec<Lead>> {
+    let mut found: BTreeMap<String, Vec<Lead>> = BTreeMap::new();
+    for lead in leads(sb, ALICE) {
+        found.entry(lead.phone_number.clone()).or_default().push(lead);
+    }
+    found
+}
+
+fn only<'a>(found: &'a BTreeMap<String, Vec<Lead>>, phone: &str) -> &'a Lead {
+    let all = found.get(phone).map(Vec::as_slice).unwrap_or_default();
+    assert_eq!(all.len(), 1, "{phone}: {} leads", all.len());
+    &all[0]
+}
+
+fn var<'a>(lead: &'a Lead, name: &str) -> Option<&'a str> {
+    lead.variables.get(name).map(String::as_str)
+}
+
+/// The summary's plan and what was done, as `(new, changed, to_stop, to_delete, unchanged)` and
+/// `(updated, stopped, deleted, failed)`.
+fn counts(summary: &serde_json::Value) -> ((u64, u64, u64, u64, u64), (u64, u64, u64, u64)) {
+    let plan = &summary["sync"]["plan"];
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or(u64::MAX);
+    let applied = &summary["sync"]["applied"];
+    (
+        (
+            n(plan, "new"),
+            n(plan, "changed"),
+            n(plan, "to_stop"),
+            n(plan, "to_delete"),
+            n(plan, "unchanged"),
+        ),
+        (n(applied, "updated"), n(applied, "stopped"), n(applied, "deleted"), n(applied, "failed")),
+    )
+}
+
+#[test]
+fn a_corrected_name_updates_its_lead_an_emptied_cell_empties_it_and_nothing_is_created() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "");
+    let mut rows = people(10);
+    export(&case, &rows);
+    let (code, err, _) = sync(&case, &sb, &map, &["--allow-duplicates"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("plan: 10 new, 0 unchanged"), "{err}");
+
+    rows[3].1 = "Persona Drei".into();
+    rows[5].2 = String::new();
+    export(&case, &rows);
+    // Duplicates allowed: an update sent as a create would show up as a second lead.
+    let (code, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("plan: 0 new, 2 changed, 8 unchanged"), "{err}");
+    assert_eq!(counts(&summary), ((0, 2, 0, 0, 8), (2, 0, 0, 0)), "{summary}");
+    let found = by_number(&sb);
+    assert_eq!(found.values().map(Vec::len).sum::<usize>(), 10, "no lead made twice");
+    assert_eq!(var(only(&found, &rows[3].3), "customer_name"), Some("Persona Drei"));
+    assert_eq!(var(only(&found, &rows[3].3), "city"), Some("Bonn"), "the rest kept");
+    assert_eq!(var(only(&found, &rows[5].3), "city"), Some(""), "an emptied cell empties it");
+    assert_eq!(var(only(&found, &rows[4].3), "customer_name"), Some("Person 4"));
+    // Only what changed is sent, with the value before.
+    let entries = summary["sync"]["applied"]["entries"].as_array().unwrap();
+    let name = entries.iter().find(|e| e["row"] == 5).expect("row 5 (Person 3) updated");
+    assert_eq!(name["values"].as_array().unwrap().len(), 1, "{name}");
+    assert_eq!(name["values"][0]["before"], "Person 3");
+    assert_eq!(name["values"][0]["after"], "Persona Drei");
+
+    let (_, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates"]);
+    assert!(err.contains("nothing new"), "a third run changes nothing: {err}");
+    assert_eq!(counts(&summary).0, (0, 0, 0, 0, 10));
+}
+
+#[test]
+fn with_an_id_column_a_changed_number_updates_the_leads_number() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "id = \"Kunden-Nr\"");
+    let mut rows = people(6);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    let before = only(&by_number(&sb), &rows[2].3).id;
+    rows[2].3 = "+4915139999999".into();
+    export(&case, &rows);
+    let (code, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary), ((0, 1, 0, 0, 5), (1, 0, 0, 0)), "{summary}");
+    let found = by_number(&sb);
+    assert_eq!(only(&found, "+4915139999999").id, before, "the same lead, its new number");
+    assert!(!found.contains_key("+491513000002"), "the old number is gone: {found:?}");
+    assert_eq!(found.values().map(Vec::len).sum::<usize>(), 6);
+}
+
+#[test]
+fn a_removed_row_is_stopped_deleted_or_kept_as_the_mapping_says() {
+    for (rule, expected) in [("stop", "completed"), ("delete", "gone"), ("keep", "created")] {
+        let mut case = Case::new();
+        let sb = case.service(Faults::default());
+        let map = mapping(&case, &format!("on_removed = \"{rule}\""));
+        let mut rows = people(10);
+        export(&case, &rows);
+        sync(&case, &sb, &map, &[]);
+        let gone = rows.remove(4);
+        export(&case, &rows);
+        let (code, err, summary) = sync(&case, &sb, &map, &[]);
+        assert_eq!(code, Some(0), "{rule}: {err}");
+        let found = by_number(&sb);
+        let status = found.get(&gone.3).map(|l| l[0].status.clone());
+        assert_eq!(status.as_deref().unwrap_or("gone"), expected, "on_removed = {rule}");
+        let ((_, _, to_stop, to_delete, _), (_, stopped, deleted, _)) = counts(&summary);
+        assert_eq!((to_stop, to_delete), (stopped, deleted), "{rule}: the plan's counts were done");
+        assert_eq!(stopped + deleted, u64::from(rule != "keep"), "{rule}: {summary}");
+        for (_, _, _, phone) in &rows {
+            assert_eq!(only(&found, phone).status, "created", "{rule}: the others untouched");
+        }
+    }
+}
+
+#[test]
+fn a_number_added_to_the_suppression_list_stops_its_lead() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "");
+    let rows = people(8);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    let list = write(case.dir.path(), "dnc.csv", &format!("phone\n{}\n", rows[6].3));
+    let (code, err, summary) = sync(&case, &sb, &map, &["--suppress", list.to_str().unwrap()]);
+    assert!(matches!(code, Some(0) | Some(5)), "{err}");
+    assert_eq!(counts(&summary).1, (0, 1, 0, 0), "{summary}");
+    let found = by_number(&sb);
+    assert_eq!(only(&found, &rows[6].3).status, "completed");
+    assert_eq!(only(&found, &rows[5].3).status, "created");
+    let entries = &summary["sync"]["applied"]["entries"];
+    assert_eq!(entries[0]["reason"], "suppressed", "{entries}");
+}
+
+#[test]
+fn a_sync_that_would_stop_30_of_100_is_refused_and_changes_nothing_unless_allowed() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "on_removed = \"stop\"");
+    let mut rows = people(100);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    rows.truncate(70);
+    rows[0].1 = "Changed".into();
+    rows.push(("K-new".into(), "New".into(), "Köln".into(), "+4915139000001".into()));
+    export(&case, &rows);
+    let (code, err, _) = sync(&case, &sb, &map, &[]);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(err.contains("would stop 30 of the 100 leads"), "{err}");
+    assert!(err.contains("--allow-mass-removal"), "{err}");
+    let found = by_number(&sb);
+    assert_eq!(found.len(), 100, "nothing created");
+    assert!(found.values().all(|l| l[0].status == "created"), "nothing stopped");
+    assert_eq!(var(&found[&rows[0].3][0], "customer_name"), Some("Person 0"), "nothing updated");
+
+    let (code, err, summary) = sync(&case, &sb, &map, &["--allow-mass-removal"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary), ((1, 1, 30, 0, 69), (1, 30, 0, 0)), "{summary}");
+    let stopped = by_number(&sb).values().filter(|l| l[0].status == "completed").count();
+    assert_eq!(stopped, 30);
+}
+
+#[test]
+fn an_empty_or_unreadable_source_removes_nothing() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "on_removed = \"delete\"\nmax_removed = 1000");
+    export(&case, &people(10));
+    sync(&case, &sb, &map, &[]);
+    write(case.dir.path(), "export.csv", "Kunden-Nr,Name,Stadt,Telefon\n");
+    let (code, err, _) = sync(&case, &sb, &map, &[]);
+    assert_ne!(code, Some(0), "{err}");
+    write(case.dir.path(), "export.csv", "Kunden-Nr,Name,Stadt,Telefon\nK-1,,,\n");
+    let (_, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(counts(&summary).0.3, 0, "no valid row: nothing to delete: {err}");
+    std::fs::remove_file(case.path("export.csv")).unwrap();
+    let (code, err, _) = sync(&case, &sb, &map, &[]);
+    assert_ne!(code, Some(0), "{err}");
+    assert_eq!(leads(&sb, ALICE).len(), 10, "every lead still there");
+}
+
+#[test]
+fn a_lead_created_by_hand_is_never_touched() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "on_removed = \"delete\"");
+    let by_hand = NewLead {
+        phone_number: "+4915137777777".into(),
+        campaign_id: 10,
+        variables: [("customer_name".to_string(), "By Hand".to_string())].into_iter().collect(),
+        ..Default::default()
+    };
+    sb.block_on(sb.client(ALICE).create_lead(&by_hand)).unwrap();
+    let mut rows = people(10);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    rows.remove(0);
+    export(&case, &rows);
+    let (code, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary).1, (0, 0, 1, 0), "only the removed row's lead: {summary}");
+    let found = by_number(&sb);
+    assert_eq!(var(only(&found, "+4915137777777"), "customer_name"), Some("By Hand"));
+    assert_eq!(found.len(), 10);
+}
+
+/// Updates under dropped answers, 5xx after the commit and a kill end as without them: every
+/// lead says what its row says, none twice.
+#[test]
+fn updates_under_faults_and_a_kill_end_in_the_same_state() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "on_removed = \"stop\"\nmax_removed = 100");
+    let mut rows = people(40);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &["--allow-duplicates"]);
+    for row in rows.iter_mut() {
+        row.1 = format!("{} (neu)", row.1);
+    }
+    let gone = rows.split_off(36);
+    export(&case, &rows);
+    drop(sb);
+
+    // Killed midway through the changes: a slow service, a run at 10 requests a second.
+    let sb = case.service(Faults { latency: Duration::from_millis(30), ..Faults::default() });
+    let sheet = case.path("export.csv").display().to_string();
+    let map_arg = map.display().to_string();
+    let args = ["sync", &sheet, "--mapping", &map_arg, "--rate", "10", "--allow-duplicates"];
+    let child = case.spawn(&sb, &args);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let updated = leads(&sb, ALICE)
+            .iter()
+            .filter(|l| var(l, "customer_name").is_some_and(|n| n.ends_with("(neu)")))
+            .count();
+        if updated >= 5 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no update in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(child);
+    drop(sb);
+
+    // Then answers lost and 5xx after the commit, on a third of the writes.
+    let faults =
+        Faults { drop_rate: 0.15, commit_fail_rate: 0.15, seed: Some(35), ..Faults::default() };
+    let sb = case.service(faults);
+    for _ in 0..4 {
+        sync(&case, &sb, &map, &["--allow-duplicates"]);
+    }
+    drop(sb);
+    // What the faults left in doubt is done by the next run; the one after finds all done.
+    let sb = case.service(Faults::default());
+    sync(&case, &sb, &map, &["--allow-duplicates"]);
+    let (code, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary).0, (0, 0, 0, 0, 36), "all done: {summary}");
+    let found = by_number(&sb);
+    assert_eq!(found.values().map(Vec::len).sum::<usize>(), 40, "no lead twice: {found:?}");
+    for (_, name, _, phone) in &rows {
+        let lead = only(&found, phone);
+        assert_eq!(
+            (var(lead, "customer_name"), lead.status.as_str()),
+            (Some(name.as_str()), "created")
+        );
+    }
+    for (_, _, _, phone) in &gone {
+        assert_eq!(only(&found, phone).status, "completed", "{phone} stopped");
+    }
+}

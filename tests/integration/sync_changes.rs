@@ -89,9 +89,13 @@ fn var<'a>(lead: &'a Lead, name: &str) -> Option<&'a str> {
     lead.variables.get(name).map(String::as_str)
 }
 
-/// The summary's plan and what was done, as `(new, changed, to_stop, to_delete, unchanged)` and
-/// `(updated, stopped, deleted, failed)`.
-fn counts(summary: &serde_json::Value) -> ((u64, u64, u64, u64, u64), (u64, u64, u64, u64)) {
+/// A plan's `(new, changed, to_stop, to_delete, unchanged)`.
+type Planned = (u64, u64, u64, u64, u64);
+/// What was done: `(updated, stopped, deleted, failed)`.
+type Done = (u64, u64, u64, u64);
+
+/// The summary's plan and what was done.
+fn counts(summary: &serde_json::Value) -> (Planned, Done) {
     let plan = &summary["sync"]["plan"];
     let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or(u64::MAX);
     let applied = &summary["sync"]["applied"];

@@ -11,6 +11,7 @@
 #   bench/run.sh push       sending throughput, rate accuracy, resume start-up on a 1M-row journal;
 #                           with OLD_BIN, a 200k-row push of both builds alternating (A B A B)
 #   bench/run.sh push-versus  only that 200k-row push, A B A B (needs OLD_BIN)
+#   bench/run.sh sync-changes a sync of 100k rows with 1% changed, beside one with none, A B A B
 #   bench/run.sh versus OLD this binary against another (e.g. one built from an earlier commit),
 #                           alternating, on the 200k and 1M files, without and with a JSON report
 # PAIRS=3 (pairs per comparison; medians are quoted), BENCH_DIR=target/bench (data and scratch).
@@ -347,6 +348,42 @@ push_versus() {
   rm -rf "$work/push200k-state" "$work"/push200k.db*
 }
 
+# A sync of 100k rows of which 1% changed, beside a sync of the same rows with nothing changed,
+# A B A B: two versions of one sheet (every 100th name differs) are synced in turn, each twice,
+# so every "changed" run updates 1,000 leads and the next finds none. The summary must say so.
+sync_changes() {
+  local sheet="$work/sync100k.csv" state="$work/sync100k-state" i version label
+  python3 - "$work" <<'PY'
+import sys
+work = sys.argv[1]
+for version in ("a", "b"):
+    with open(f"{work}/sync100k-{version}.csv", "w") as out:
+        out.write("Name,Telefon,Stadt\n")
+        for i in range(100_000):
+            name = f"Person {i}" + (" (neu)" if version == "b" and i % 100 == 0 else "")
+            out.write(f"{name},+49151{i:08d},Köln\n")
+PY
+  printf 'phone = "Telefon"\ncampaign = 1\n[variables]\ncustomer_name = "Name"\ncity = "Stadt"\n' \
+    > "$work/sync100k.toml"
+  rm -rf "$state" "$work"/sync100k.db*
+  start_sandbox --db "$work/sync100k.db"
+  local run=("$bin" --base-url "$base_url" sync "$sheet" --mapping "$work/sync100k.toml" --rate 0
+    --concurrency 16 -q --state-dir "$state" --summary-json "$work/sync100k.json")
+  cp "$work/sync100k-a.csv" "$sheet"
+  measure "sync 100k, all new (100,000 creates)" "${run[@]}"
+  echo "== sync of 100k rows: 1% changed against nothing changed, $pairs pairs, A B A B"
+  for i in $(seq "$pairs"); do
+    for version in b a; do
+      cp "$work/sync100k-$version.csv" "$sheet"
+      measure "1% changed (pair $i)" "${run[@]}"
+      python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); a=s["sync"]["applied"]; print("  plan:", s["sync"]["plan"]["changed"], "changed; sent:", s["push"]["sent"], "creates,", a["updated"], "updates")' "$work/sync100k.json"
+      measure "nothing changed (pair $i)" "${run[@]}"
+    done
+  done
+  kill "$sandbox_pid"; wait "$sandbox_pid" 2>/dev/null || true
+  rm -rf "$state" "$work"/sync100k.db* "$work"/sync100k*.csv
+}
+
 # Start-up of a resumed run on a 1M-row journal that binary $1 wrote itself: its log's timings,
 # and the whole run's wall time and peak memory. Each binary gets a sandbox of its own, since a
 # resume that reads the lead list reads every lead the sandbox holds.
@@ -382,9 +419,12 @@ case $what in
     [ -n "${OLD_BIN:-}" ] || { echo "push-versus needs OLD_BIN" >&2; exit 2; }
     export LEADSYNC_TOKEN=sandbox-demo-token
     push_versus ;;
+  sync-changes)
+    export LEADSYNC_TOKEN=sandbox-demo-token
+    sync_changes ;;
   suppress) bash bench/suppress.sh ;;
   versus) bench_versus "${2:-}" ;;
   all) bench_import; bench_push; bash bench/suppress.sh ;;
-  *) echo "usage: bench/run.sh [import|report|xlsx|push|push-versus|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [import|report|xlsx|push|push-versus|sync-changes|suppress|versus OTHER_BIN|all]" >&2; exit 2 ;;
 esac
 exit "$status"

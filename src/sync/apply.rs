@@ -78,7 +78,9 @@ pub async fn apply(
     if plan.changes.is_empty() {
         return Ok(applied);
     }
+    let started = std::time::Instant::now();
     let before = values_before(client, &plan.changes).await;
+    tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "values before read");
     let gap = (pace.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / pace.rate));
     let mut next = tokio::time::Instant::now();
     for chunk in plan.changes.chunks(pace.concurrency.max(1)) {
@@ -108,6 +110,7 @@ pub async fn apply(
             settle(ledger, &chunk[at], entry, answer, &mut applied)?;
         }
     }
+    tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "changes sent");
     Ok(applied)
 }
 

@@ -32,14 +32,15 @@ pub(super) struct Planned {
     mapped: Vec<&'static str>,
 }
 
-/// Reads `source` (opened again) through the same checks as the push and judges each row.
+/// Reads `source` (opened again) through the same checks as the push and judges each row;
+/// `dry`: a dry run's plan, which writes nothing.
 pub(super) async fn plan(
     opts: &ImportOptions,
     rules: &Rules,
     ledger: Ledger,
-    source: Source,
-    checkers: Checkers,
+    (source, checkers): (Source, Checkers),
     stop: Arc<AtomicBool>,
+    dry: bool,
 ) -> Result<Planned, PipelineError> {
     let mapped = checkers.plan.variable_names();
     let (rows_tx, mut rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
@@ -59,7 +60,7 @@ pub(super) async fn plan(
     judged?;
     let read_whole = matches!(read, Ok(true));
     let sources = [opts.location.clone()];
-    let (ledger, plan) = planner.finish(&sources, read_whole)?;
+    let (ledger, plan) = planner.finish(&sources, read_whole, dry)?;
     progress::say(opts.display, &format!("plan: {}", plan.line()));
     if plan.in_doubt_before > 0 {
         let doubt = plan.in_doubt_before;
@@ -69,6 +70,32 @@ pub(super) async fn plan(
         );
     }
     Ok(Planned { ledger, plan, mapped })
+}
+
+/// The plan a dry run shows (`import --dry-run --update`), from the state folder's ledger; a
+/// removal the guard would refuse is said, not an error.
+pub(super) async fn dry_plan(
+    opts: &ImportOptions,
+    rules: &Rules,
+    (source, checkers): (Source, Checkers),
+    client: &Client,
+    stop: Arc<AtomicBool>,
+) -> Result<Option<SyncResult>, PipelineError> {
+    let Some(state_dir) = &opts.state_dir else { return Ok(None) };
+    let origin = crate::ledger::RunOrigin {
+        source: opts.location.clone(),
+        sheet: source.sheet.clone(),
+        front: "import".into(),
+    };
+    let ledger = Ledger::open(state_dir, &client.service_name(), origin)?;
+    match plan(opts, rules, ledger, (source, checkers), stop, true).await {
+        Ok(Planned { plan, .. }) => Ok(Some(SyncResult { plan, applied: None })),
+        Err(PipelineError::Sync(crate::sync::plan::PlanError::MassRemoval(refused))) => {
+            progress::say(opts.display, &format!("plan: {refused}"));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Sends the planned changes, once every create of the run finished.

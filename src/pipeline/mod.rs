@@ -95,6 +95,9 @@ pub struct ImportOptions {
     /// The state folder, which holds the account's own do-not-call list: with a service, every
     /// check and send applies it. `None`: no such list (a library caller's choice).
     pub state_dir: Option<PathBuf>,
+    /// A dry run that says what `--update` would change (`import --dry-run --update`): the
+    /// plan from the state folder's ledger, nothing written.
+    pub plan_sync: Option<crate::sync::Rules>,
     /// The language of the HTML report and the fix file for Excel; English unless a front
     /// asks for another (the CLI asks the environment, the browser the page's language).
     pub lang: crate::row::Lang,
@@ -272,8 +275,16 @@ pub async fn import(
             // The mapping says how; the command line only lets a mass removal through.
             let allow = push.sync.as_ref().is_some_and(|r| r.allow_mass_removal);
             let rules = crate::sync::Rules::of(opts.mapping.as_ref(), allow);
-            let again = changes::reopen(opts)?;
-            Some(changes::plan(opts, &rules, ledger, again, checkers.clone(), stop.clone()).await?)
+            let again = (changes::reopen(opts)?, checkers.clone());
+            Some(changes::plan(opts, &rules, ledger, again, stop.clone(), false).await?)
+        }
+        _ => None,
+    };
+    let dry_plan = match (&send, client, &opts.plan_sync) {
+        (None, Some(client), Some(rules)) if !opts.offline => {
+            let rules = crate::sync::Rules::of(opts.mapping.as_ref(), rules.allow_mass_removal);
+            let again = (changes::reopen(opts)?, checkers.clone());
+            changes::dry_plan(opts, &rules, again, client, stop.clone()).await?
         }
         _ => None,
     };
@@ -350,7 +361,7 @@ pub async fn import(
             let display = opts.display;
             Some(changes::carry_out(planned, client, options, finished, display, &stop).await?)
         }
-        _ => None,
+        _ => dry_plan,
     };
     Ok(ImportResult { outcome, run, mapping_notes, push, sync })
 }

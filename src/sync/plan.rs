@@ -177,16 +177,19 @@ impl Planner {
 
     /// The plan, once every row was judged: with the leads `sources` made whose rows are gone
     /// (none when the sheet was not read whole or held no valid row). Refused when it would
-    /// remove more than the rules allow. The leads whose content was not known take the
-    /// sheet's as theirs now.
+    /// remove more than the rules allow. Unless `dry`, the leads whose content was not known
+    /// take the sheet's as theirs now.
     pub fn finish(
         mut self,
         sources: &[String],
         read_whole: bool,
+        dry: bool,
     ) -> Result<(Ledger, Plan), PlanError> {
         self.plan.in_doubt_before = self.ledger.changes_in_doubt()?;
         self.removed(sources, read_whole)?;
-        self.ledger.set_baselines(&self.plan.baselines)?;
+        if !dry {
+            self.ledger.set_baselines(&self.plan.baselines)?;
+        }
         Ok((self.ledger, self.plan))
     }
 
@@ -196,10 +199,11 @@ impl Planner {
             return Ok(());
         }
         let made = self.ledger.recorded_from(sources)?;
-        let gone: Vec<&Recorded> =
-            made.iter().filter(|r| !self.seen.contains(&r.key) && !r.stopped).collect();
-        let limit = self.rules.removal_limit(made.len() as u64);
         let delete = self.rules.on_removed == OnRemoved::Delete;
+        // A stopped lead is stopped already; deleting still deletes it.
+        let gone: Vec<&Recorded> =
+            made.iter().filter(|r| !self.seen.contains(&r.key) && (delete || !r.stopped)).collect();
+        let limit = self.rules.removal_limit(made.len() as u64);
         if gone.len() as u64 > limit && !self.rules.allow_mass_removal {
             return Err(PlanError::MassRemoval(MassRemoval {
                 verb: if delete { "delete" } else { "stop" },

@@ -22,4 +22,5 @@ mod push;
 mod simulation;
 mod support;
 mod sync_changes;
+mod sync_simulation;
 mod ui;

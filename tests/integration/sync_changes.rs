@@ -349,3 +349,31 @@ fn updates_under_faults_and_a_kill_end_in_the_same_state() {
         assert_eq!(only(&found, phone).status, "completed", "{phone} stopped");
     }
 }
+
+#[test]
+fn a_dry_run_with_update_says_the_plan_and_changes_nothing() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "on_removed = \"stop\"");
+    let mut rows = people(10);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    rows[1].1 = "Renamed".into();
+    rows.remove(7);
+    rows.push(("K-new".into(), "New".into(), "Bonn".into(), "+4915139000002".into()));
+    export(&case, &rows);
+    let (sheet, map_arg) = (case.path("export.csv"), map.display().to_string());
+    let summary = case.path("dry.json");
+    let args = ["import", sheet.to_str().unwrap(), "--mapping", &map_arg, "--dry-run", "--update"];
+    let mut cli = case.cli(&sb, ALICE, &args).args(["--summary-json", summary.to_str().unwrap()]);
+    let output = cli.cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("plan: 1 new, 1 changed, 1 to stop, 8 unchanged"), "{err}");
+    let summary = json(&std::fs::read_to_string(&summary).unwrap());
+    assert_eq!(counts(&summary).0, (1, 1, 1, 0, 8), "{summary}");
+    assert!(summary["sync"]["applied"].is_null(), "a dry run applies nothing: {summary}");
+    let found = by_number(&sb);
+    assert_eq!(found.len(), 10, "nothing created");
+    assert!(found.values().all(|l| l[0].status == "created"), "nothing stopped");
+    assert_eq!(var(only(&found, &rows[1].3), "customer_name"), Some("Person 1"));
+}

@@ -162,8 +162,13 @@ pub async fn run(args: &ImportArgs, config: &Config) -> anyhow::Result<Outcome> 
     let display = display(config, false);
     let started = std::time::Instant::now();
     let preview_skips = dry_run && args.skip_existing;
+    // A dry run with --update says what the update would change.
+    let plan = (dry_run && args.update).then(|| crate::sync::Rules {
+        allow_mass_removal: args.allow_mass_removal,
+        ..Default::default()
+    });
     let result =
-        execute(&args.source, config, args.offline, (dry_run, preview_skips), push, display)
+        execute(&args.source, config, args.offline, (dry_run, preview_skips, plan), push, display)
             .await?;
     let outcome = print_result(&result, config)?;
     write_summary(&args.source, "import", &result, outcome, started)?;
@@ -217,7 +222,7 @@ pub async fn execute(
     source: &SourceArgs,
     config: &Config,
     offline: bool,
-    (dry_run, preview_skips): (bool, bool),
+    (dry_run, preview_skips, plan_sync): (bool, bool, Option<crate::sync::Rules>),
     push: Option<PushOptions>,
     display: Display,
 ) -> anyhow::Result<ImportResult> {
@@ -267,6 +272,7 @@ pub async fn execute(
         edits,
         board: None,
         state_dir,
+        plan_sync,
         lang: crate::row::Lang::from_env(),
     };
     let stop = stop_on_signal(config.quiet);

@@ -54,7 +54,7 @@ pub async fn run(args: &SyncArgs, config: &Config) -> anyhow::Result<Outcome> {
         other => other,
     };
     let started = std::time::Instant::now();
-    match execute(&args.source, config, false, (false, false), Some(push), display).await {
+    match execute(&args.source, config, false, (false, false, None), Some(push), display).await {
         Ok(result) => {
             let new_problems = new_problems(&result)?;
             let outcome = match (outcome_of(&result), new_problems) {

@@ -159,6 +159,9 @@ impl Sim {
         let path = |name: &str| self.case.path(name).display().to_string();
         let mut args = vec!["sync".to_string(), path("export.csv"), "--mapping".into()];
         args.extend([path("mapping.toml"), "--rate".into(), "0".into()]);
+        // A short wait for each answer: a write in doubt is settled after it, so the faults
+        // cost seconds, not minutes.
+        args.extend(["--timeout".into(), "2".into()]);
         // Duplicates allowed: a change sent as a create would show as a second lead.
         args.push("--allow-duplicates".into());
         args

@@ -272,9 +272,8 @@ pub async fn import(
     let planned = match (&send, client, opts.push.as_ref()) {
         (Some(_), Some(client), Some(push)) if push.sync.is_some() => {
             let ledger = open_ledger(opts, push, &source, &client.service_name())?;
-            // The mapping says how; the command line only lets a mass removal through.
-            let allow = push.sync.as_ref().is_some_and(|r| r.allow_mass_removal);
-            let rules = crate::sync::Rules::of(opts.mapping.as_ref(), allow);
+            // The mapping says how, where the front left it open.
+            let rules = push.sync.clone().unwrap_or_default().with_mapping(opts.mapping.as_ref());
             let again = (changes::reopen(opts)?, checkers.clone());
             Some(changes::plan(opts, &rules, ledger, again, stop.clone(), false).await?)
         }
@@ -282,7 +281,7 @@ pub async fn import(
     };
     let dry_plan = match (&send, client, &opts.plan_sync) {
         (None, Some(client), Some(rules)) if !opts.offline => {
-            let rules = crate::sync::Rules::of(opts.mapping.as_ref(), rules.allow_mass_removal);
+            let rules = rules.clone().with_mapping(opts.mapping.as_ref());
             let again = (changes::reopen(opts)?, checkers.clone());
             changes::dry_plan(opts, &rules, again, client, stop.clone()).await?
         }

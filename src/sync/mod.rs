@@ -28,13 +28,15 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// The rules a mapping file sets, with the command line's permission on top.
-    pub fn of(mapping: Option<&crate::mapping::MappingFile>, allow_mass_removal: bool) -> Rules {
+    /// These rules with what a mapping file sets on top (a front's choice stands where the
+    /// mapping says nothing).
+    pub fn with_mapping(self, mapping: Option<&crate::mapping::MappingFile>) -> Rules {
+        let Some(mapping) = mapping else { return self };
         Rules {
-            on_removed: mapping.and_then(|m| m.on_removed).unwrap_or_default(),
-            on_suppressed: mapping.and_then(|m| m.on_suppressed).unwrap_or_default(),
-            max_removed: mapping.and_then(|m| m.max_removed),
-            allow_mass_removal,
+            on_removed: mapping.on_removed.unwrap_or(self.on_removed),
+            on_suppressed: mapping.on_suppressed.unwrap_or(self.on_suppressed),
+            max_removed: mapping.max_removed.or(self.max_removed),
+            allow_mass_removal: self.allow_mass_removal,
         }
     }
 

@@ -67,6 +67,9 @@ pub(super) struct Finished {
     pub journal: Option<PathBuf>,
     /// Stopped before its end (by the Stop button or the server's shutdown).
     pub interrupted: bool,
+    /// What a send will change of the leads sent before (a check's plan), or what a send
+    /// planned: changed rows update their lead, refused ones may be stopped.
+    pub plan: Option<crate::sync::plan::Plan>,
 }
 
 /// One run.
@@ -142,6 +145,7 @@ impl Run {
                 top_reasons,
                 journal: finished.journal.clone(),
                 interrupted: finished.interrupted,
+                plan: finished.plan.clone(),
             }));
         }
         Ok(())
@@ -208,6 +212,7 @@ impl Run {
             Ok(result) => State::Done(Arc::new(Finished {
                 interrupted: result.run.interrupted,
                 journal: result.push.as_ref().map(|p| p.journal.clone()),
+                plan: result.sync.map(|sync| sync.plan),
                 summary: result.outcome.summary,
                 top_reasons: result.outcome.top_reasons,
             })),

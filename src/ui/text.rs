@@ -169,6 +169,12 @@ pub struct Text {
     pub send_legend: &'static str,
     pub send_plan: fn(u64, &str, f64) -> String,
     pub send_button: fn(u64) -> String,
+    /// What a send will change of the leads sent before: (changed, to stop, unchanged).
+    pub changes_plan: fn(u64, u64, u64) -> String,
+    /// The box that stops the leads of people whose rows now say no: (how many).
+    pub stop_refused: fn(u64) -> String,
+    /// The button of a send that only updates leads sent before: (how many).
+    pub update_button: fn(u64) -> String,
     pub nothing_to_send: &'static str,
     pub no_service_to_send: &'static str,
     pub stop_button: &'static str,
@@ -463,6 +469,28 @@ pub const EN: Text = Text {
         )
     },
     send_button: |n| format!("Send {}", plural(Lang::En, n, "lead", "leads")),
+    changes_plan: |changed, to_stop, unchanged| {
+        let mut said = format!(
+            "Of the leads sent before: {} changed in the sheet and will be updated",
+            count(Lang::En, changed)
+        );
+        if to_stop > 0 {
+            said.push_str(&format!(
+                ", {} now may not be called",
+                plural(Lang::En, to_stop, "person", "people")
+            ));
+        }
+        said.push_str(&format!(", {} unchanged.", count(Lang::En, unchanged)));
+        said
+    },
+    stop_refused: |n| {
+        format!(
+            "Stop the leads of the {} who now may not be called (status completed: the campaign \
+             no longer calls them)",
+            plural(Lang::En, n, "person", "people")
+        )
+    },
+    update_button: |n| format!("Update {}", plural(Lang::En, n, "lead", "leads")),
     nothing_to_send: "No row can be sent: fix the rows above first.",
     no_service_to_send: "No service is connected, so nothing can be sent. To try it, start \
                          leadsync with its sandbox; to send to your account, your IT sets the \
@@ -835,6 +863,29 @@ pub const DE: Text = Text {
         )
     },
     send_button: |n| format!("{} senden", plural(Lang::De, n, "Lead", "Leads")),
+    changes_plan: |changed, to_stop, unchanged| {
+        let mut said = format!(
+            "Von den schon gesendeten Leads: {} in der Tabelle geändert, werden aktualisiert",
+            count(Lang::De, changed)
+        );
+        if to_stop > 0 {
+            let may = if to_stop == 1 { "darf" } else { "dürfen" };
+            said.push_str(&format!(
+                ", {} {may} jetzt nicht mehr angerufen werden",
+                plural(Lang::De, to_stop, "Person", "Personen")
+            ));
+        }
+        said.push_str(&format!(", {} unverändert.", count(Lang::De, unchanged)));
+        said
+    },
+    stop_refused: |n| {
+        format!(
+            "Die Leads der {}, die nicht mehr angerufen werden dürfen, stoppen (Status \
+             completed: die Kampagne ruft sie nicht mehr an)",
+            plural(Lang::De, n, "Person", "Personen")
+        )
+    },
+    update_button: |n| format!("{} aktualisieren", plural(Lang::De, n, "Lead", "Leads")),
     nothing_to_send: "Keine Zeile kann gesendet werden: Korrigieren Sie zuerst die Zeilen oben.",
     no_service_to_send: "Kein Dienst verbunden, also kann nichts gesendet werden. Zum \
                          Ausprobieren starten Sie leadsync mit seiner Sandbox; um an Ihr Konto \
@@ -1048,6 +1099,12 @@ mod tests {
         assert_eq!(span(Lang::En, 45), "45 s");
         assert_eq!((DE.send_button)(50_000), "50.000 Leads senden");
         assert_eq!((EN.send_button)(1), "Send 1 lead");
+        assert_eq!(
+            (DE.changes_plan)(3, 1, 1_200),
+            "Von den schon gesendeten Leads: 3 in der Tabelle geändert, werden aktualisiert, \
+             1 Person darf jetzt nicht mehr angerufen werden, 1.200 unverändert."
+        );
+        assert_eq!((DE.update_button)(2), "2 Leads aktualisieren");
         assert_eq!(
             (DE.edits_so_far)(1, 0),
             "Ihre Änderungen: 1 Zeile bearbeitet, 0 ausgeschlossen. Die Datei selbst bleibt unverändert."

@@ -149,7 +149,7 @@ fn replace(path: &Path, text: &str) {
 /// A `leadsync ui` server sending to `sb` as Alice at `rate` a second (0: no limit), one
 /// request at a time, with its state in `state`: the folder the test's CLI runs use, as the
 /// CLI and the UI share one on the same machine.
-fn ui_on(sb: &TestSandbox, state: PathBuf, rate: f64) -> TestUi {
+pub(crate) fn ui_on(sb: &TestSandbox, state: PathBuf, rate: f64) -> TestUi {
     TestUi::with(|config| {
         config.client = Some(sb.client(ALICE));
         config.push.rate = rate;
@@ -160,7 +160,7 @@ fn ui_on(sb: &TestSandbox, state: PathBuf, rate: f64) -> TestUi {
 
 /// Reads `file` through the Source page's path field (the file where it is, the one the CLI
 /// reads too); returns the reading's id.
-fn ui_read(ui: &TestUi, cookie: &str, file: &Path) -> String {
+pub(crate) fn ui_read(ui: &TestUi, cookie: &str, file: &Path) -> String {
     let form = [("location", file.to_str().unwrap())];
     let reading =
         redirected(&ui.send(ui.post("/source/location", cookie).form(&form)), "/reading/");
@@ -181,7 +181,7 @@ fn ui_pick(ui: &TestUi, cookie: &str, file: &Path, picked: Picked) -> String {
 
 /// Checks the reading `id` into campaign 10 with duplicates allowed (the page's checkbox);
 /// returns the finished check's address.
-fn ui_check(ui: &TestUi, cookie: &str, id: &str) -> String {
+pub(crate) fn ui_check(ui: &TestUi, cookie: &str, id: &str) -> String {
     let form = [("campaign", "10"), ("allow_duplicates", "on")];
     let started = ui.send(ui.post(&format!("/check/{id}"), cookie).form(&form));
     let check = redirected(&started, "/run/");
@@ -190,7 +190,7 @@ fn ui_check(ui: &TestUi, cookie: &str, id: &str) -> String {
 }
 
 /// Starts the send of a finished check; returns the send's address.
-fn ui_send(ui: &TestUi, cookie: &str, check: &str) -> String {
+pub(crate) fn ui_send(ui: &TestUi, cookie: &str, check: &str) -> String {
     redirected(&ui.send(ui.post(&format!("/send{}", &check[4..]), cookie)), "/run/")
 }
 

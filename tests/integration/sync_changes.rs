@@ -377,3 +377,47 @@ fn a_dry_run_with_update_says_the_plan_and_changes_nothing() {
     assert!(found.values().all(|l| l[0].status == "created"), "nothing stopped");
     assert_eq!(var(only(&found, &rows[1].3), "customer_name"), Some("Person 1"));
 }
+
+/// Week 2 in the browser: the same export with a name corrected and a person who now said no
+/// (on the account's do-not-call list). The check says what the send will change; the send
+/// updates the lead in place, and stops the other only when the box is ticked.
+#[test]
+fn the_browser_shows_the_plan_updates_changed_rows_and_asks_before_stopping() {
+    use crate::lead_identity::{ui_check, ui_on, ui_read, ui_send};
+    use crate::ui::flow::{finished, redirected};
+
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let mut text = String::from("Name,Telefon\n");
+    for i in 0..6 {
+        text.push_str(&format!("Person {i},+4915160000{i:03}\n"));
+    }
+    let file = write(case.dir.path(), "export.csv", &text);
+    let ui = ui_on(&sb, case.path("state"), 0.0);
+    let cookie = ui.login();
+    let check = ui_check(&ui, &cookie, &ui_read(&ui, &cookie, &file));
+    finished(&ui, &cookie, &ui_send(&ui, &cookie, &check));
+    assert_eq!(leads(&sb, ALICE).len(), 6);
+
+    write(case.dir.path(), "export.csv", &text.replace("Person 2,", "Persona Zwei,"));
+    let added = ui.send(ui.post("/never-call/add", &cookie).form(&[("number", "+4915160000004")]));
+    assert!(added.status < 400, "{}", added.body);
+    for stop in [false, true] {
+        let check = ui_check(&ui, &cookie, &ui_read(&ui, &cookie, &file));
+        let page = ui.get(&check, &cookie);
+        let plan = if stop { 0 } else { 1 };
+        let said = format!(
+            "{plan} changed in the sheet and will be updated, 1 person now may not be called"
+        );
+        assert!(page.body.contains(&said), "the plan on the check page: {}", page.body);
+        assert!(page.body.contains("name=\"stop_refused\""), "asks before stopping");
+        let form: &[(&str, &str)] = if stop { &[("stop_refused", "on")] } else { &[] };
+        let sent = ui.send(ui.post(&format!("/send{}", &check[4..]), &cookie).form(form));
+        finished(&ui, &cookie, &redirected(&sent, "/run/"));
+        let found = by_number(&sb);
+        assert_eq!(found.values().map(Vec::len).sum::<usize>(), 6, "no second lead");
+        assert_eq!(var(only(&found, "+4915160000002"), "customer_name"), Some("Persona Zwei"));
+        let status = &only(&found, "+4915160000004").status;
+        assert_eq!(status, if stop { "completed" } else { "created" }, "stopped only if asked");
+    }
+}

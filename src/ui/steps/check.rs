@@ -78,6 +78,9 @@ pub(in super::super) async fn start_check(
     // ready, and the send's count and time cover only the rest.
     opts.preview_skips = app.client.is_some();
     opts.state_dir = Some(app.state_dir.clone());
+    // And of the leads sent before, which rows changed (their leads are updated when sent) and
+    // whose people now may not be called (stopped only when she ticks the box).
+    opts.plan_sync = app.client.is_some().then(crate::sync::Rules::default);
     opts.display = Display::Hidden;
     // Every choice travels with the way back to the Mapping page, which shows them again.
     let query = super::choices::as_query(&super::choices::carried(&pairs));
@@ -91,7 +94,10 @@ pub(in super::super) async fn start_send(
     State(app): State<App>,
     view: View,
     Path(run_id): Path<String>,
+    // The form's fields, read leniently: "Send the rest" posts none.
+    body: axum::body::Bytes,
 ) -> Response {
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
     let t = view.text();
     let label = app.service.label(t);
     let Some(run) = app.runs.get(&run_id) else {
@@ -113,7 +119,23 @@ pub(in super::super) async fn start_send(
     let mut opts = run.options();
     opts.dry_run = false;
     opts.offline = false;
-    opts.push = Some(PushOptions::for_browser(app.push.clone(), app.state_dir.clone()));
+    let mut push = PushOptions::for_browser(app.push.clone(), app.state_dir.clone());
+    // The sheet stays the truth for the leads sent before: a changed row updates its lead.
+    // Nothing leaves the campaign unless she ticked the box for it; nothing is ever removed
+    // from here for a row that is not in this sheet.
+    let stop_refused = super::field(&pairs, "stop_refused") == "on";
+    push.sync = Some(crate::sync::Rules {
+        on_suppressed: match stop_refused {
+            true => crate::sync::OnSuppressed::Stop,
+            false => crate::sync::OnSuppressed::Keep,
+        },
+        ..crate::sync::Rules::default()
+    });
+    opts.push = Some(push);
+    // The check's plan is not the send's: the mapping's keys do not apply here.
+    if let Some(mapping) = opts.mapping.as_mut() {
+        (mapping.on_removed, mapping.on_suppressed) = (None, None);
+    }
     let expected = match run.state() {
         RunState::Done(finished) => Some(finished.summary.rows),
         _ => None,
@@ -394,7 +416,7 @@ fn done(app: &App, run_id: &str, run: &Run, finished: &Finished, shown: Shown, t
         (shown.rows)
         (downloads(run_id, run, t))
         @match run.kind {
-            Kind::Check => { (send_form(app, run_id, &finished.summary, t)) }
+            Kind::Check => { (send_form(app, run_id, finished, t)) }
             Kind::Send => {
                 @if has_rest(run) && app.client.is_some() {
                     form method="post" action={ "/send/" (run_id) } {
@@ -586,16 +608,36 @@ fn action(name: &str) -> Markup {
 }
 
 /// The confirmation: the service, how many leads, the rate and how long it takes.
-fn send_form(app: &App, run_id: &str, summary: &Summary, t: &Text) -> Markup {
+fn send_form(app: &App, run_id: &str, finished: &Finished, t: &Text) -> Markup {
     html! {
         h2 { (t.send_legend) }
-        (send_choice(app, run_id, summary, t))
+        (send_choice(app, run_id, finished, t))
+    }
+}
+
+/// What a send will change of the leads sent before, and the box that asks before any of them
+/// is stopped.
+fn changes_part(plan: Option<&crate::sync::plan::Plan>, t: &Text) -> Markup {
+    let Some(plan) = plan.filter(|p| p.changed + p.to_stop > 0) else { return html! {} };
+    html! {
+        p class="changes-plan" { ((t.changes_plan)(plan.changed, plan.to_stop, plan.unchanged)) }
+        @if plan.to_stop > 0 {
+            p {
+                label {
+                    input type="checkbox" name="stop_refused";
+                    " " ((t.stop_refused)(plan.to_stop))
+                }
+            }
+        }
     }
 }
 
 /// What the send part of a check's page offers: no service, the send made already, nothing
 /// to send, or the button with how many leads, the rate and how long it takes.
-fn send_choice(app: &App, run_id: &str, summary: &Summary, t: &Text) -> Markup {
+fn send_choice(app: &App, run_id: &str, finished: &Finished, t: &Text) -> Markup {
+    let summary = &finished.summary;
+    let plan = finished.plan.as_ref();
+    let changes = plan.map_or(0, |p| p.changed + p.to_stop);
     if app.client.is_none() {
         return html! { p { (t.no_service_to_send) } };
     }
@@ -616,13 +658,21 @@ fn send_choice(app: &App, run_id: &str, summary: &Summary, t: &Text) -> Markup {
             }
         };
     }
-    if summary.valid == 0 {
+    if summary.valid == 0 && changes == 0 {
         return html! { p { (t.nothing_to_send) } };
     }
     html! {
         form method="post" action={ "/send/" (run_id) } {
-            p { ((t.send_plan)(summary.valid, app.service.label(t), app.push.rate)) }
-            p { button type="submit" { ((t.send_button)(summary.valid)) } }
+            @if summary.valid > 0 {
+                p { ((t.send_plan)(summary.valid, app.service.label(t), app.push.rate)) }
+            }
+            (changes_part(plan, t))
+            p {
+                button type="submit" {
+                    @if summary.valid > 0 { ((t.send_button)(summary.valid)) }
+                    @else { ((t.update_button)(changes)) }
+                }
+            }
         }
     }
 }

@@ -32,9 +32,37 @@ pub(super) struct Planned {
     mapped: Vec<&'static str>,
 }
 
+/// What a run that keeps the sheet the truth plans before its push: a sending run's plan
+/// (with the ledger that carries it out), or a dry run's (`import --dry-run --update`).
+pub(super) async fn before_push(
+    opts: &ImportOptions,
+    sending: bool,
+    client: Option<&Client>,
+    source: &Source,
+    checkers: &Checkers,
+    stop: &Arc<AtomicBool>,
+) -> Result<(Option<Planned>, Option<SyncResult>), PipelineError> {
+    let Some(client) = client else { return Ok((None, None)) };
+    match (sending, opts.push.as_ref(), &opts.plan_sync) {
+        (true, Some(push), _) if push.sync.is_some() => {
+            let ledger = super::open_ledger(opts, push, source, &client.service_name())?;
+            // The mapping says how, where the front left it open.
+            let rules = push.sync.clone().unwrap_or_default().with_mapping(opts.mapping.as_ref());
+            let again = (reopen(opts)?, checkers.clone());
+            Ok((Some(plan(opts, &rules, ledger, again, stop.clone(), false).await?), None))
+        }
+        (false, _, Some(rules)) if !opts.offline => {
+            let rules = rules.clone().with_mapping(opts.mapping.as_ref());
+            let again = (reopen(opts)?, checkers.clone());
+            Ok((None, dry_plan(opts, &rules, again, client, stop.clone()).await?))
+        }
+        _ => Ok((None, None)),
+    }
+}
+
 /// Reads `source` (opened again) through the same checks as the push and judges each row;
 /// `dry`: a dry run's plan, which writes nothing.
-pub(super) async fn plan(
+async fn plan(
     opts: &ImportOptions,
     rules: &Rules,
     ledger: Ledger,
@@ -74,7 +102,7 @@ pub(super) async fn plan(
 
 /// The plan a dry run shows (`import --dry-run --update`), from the state folder's ledger; a
 /// removal the guard would refuse is said, not an error.
-pub(super) async fn dry_plan(
+async fn dry_plan(
     opts: &ImportOptions,
     rules: &Rules,
     (source, checkers): (Source, Checkers),
@@ -128,7 +156,7 @@ pub fn applied_line(applied: &Applied) -> String {
 }
 
 /// Opens the sheet again for the plan, as `prepare` opened it.
-pub(super) fn reopen(opts: &ImportOptions) -> Result<Source, PipelineError> {
+fn reopen(opts: &ImportOptions) -> Result<Source, PipelineError> {
     let mapping = super::merged_mapping(opts)?;
     let options = super::source_options(opts, mapping.as_ref())?;
     Ok(Source::open_named(&opts.path, &opts.location, &options)?)

@@ -269,24 +269,8 @@ pub async fn import(
         row_limit: opts.row_limit,
         edits: opts.edits.clone(),
     };
-    let planned = match (&send, client, opts.push.as_ref()) {
-        (Some(_), Some(client), Some(push)) if push.sync.is_some() => {
-            let ledger = open_ledger(opts, push, &source, &client.service_name())?;
-            // The mapping says how, where the front left it open.
-            let rules = push.sync.clone().unwrap_or_default().with_mapping(opts.mapping.as_ref());
-            let again = (changes::reopen(opts)?, checkers.clone());
-            Some(changes::plan(opts, &rules, ledger, again, stop.clone(), false).await?)
-        }
-        _ => None,
-    };
-    let dry_plan = match (&send, client, &opts.plan_sync) {
-        (None, Some(client), Some(rules)) if !opts.offline => {
-            let rules = rules.clone().with_mapping(opts.mapping.as_ref());
-            let again = (changes::reopen(opts)?, checkers.clone());
-            changes::dry_plan(opts, &rules, again, client, stop.clone()).await?
-        }
-        _ => None,
-    };
+    let (planned, dry_plan) =
+        changes::before_push(opts, send.is_some(), client, &source, &checkers, &stop).await?;
     let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;

@@ -22,6 +22,9 @@ pub struct Recorded {
     pub made: bool,
     /// Stopped by a sync (status `completed`): not to be stopped again.
     pub stopped: bool,
+    /// [`super::identity::contacts_digest`] of the secondary numbers last seen; `None` when
+    /// not known.
+    pub contacts: Option<u64>,
     pub campaign_id: u64,
     pub phone: String,
 }
@@ -47,7 +50,7 @@ impl Ledger {
         let mut query = self
             .conn
             .prepare_cached(
-                "SELECT key, lead_id, digest, stopped, campaign_id, phone, made FROM leads
+                "SELECT key, lead_id, digest, stopped, campaign_id, phone, made, contacts FROM leads
                  WHERE service = ?1 AND key = ?2",
             )
             .map_err(|e| sqlite(&self.path, e))?;
@@ -64,7 +67,8 @@ impl Ledger {
         let read = || -> rusqlite::Result<Vec<Recorded>> {
             let mut found = Vec::new();
             let mut query = self.conn.prepare_cached(
-                "SELECT l.key, l.lead_id, l.digest, l.stopped, l.campaign_id, l.phone, l.made
+                "SELECT l.key, l.lead_id, l.digest, l.stopped, l.campaign_id, l.phone, l.made,
+                    l.contacts
                  FROM leads l JOIN origins o ON o.id = l.origin
                  WHERE l.service = ?1 AND o.source = ?2 AND l.made = 1",
             )?;
@@ -122,6 +126,22 @@ impl Ledger {
         })
     }
 
+    /// Takes each `(key, digest)` as the secondary numbers its lead's row has now: those not
+    /// known yet, and those a sync found changed and said so (once).
+    pub fn set_contacts(&mut self, contacts: &[(u64, u64)]) -> Result<(), LedgerError> {
+        if contacts.is_empty() {
+            return Ok(());
+        }
+        self.in_write(|ledger, tx| {
+            let mut set = tx
+                .prepare_cached("UPDATE leads SET contacts = ?3 WHERE service = ?1 AND key = ?2")?;
+            for (key, digest) in contacts {
+                set.execute(params![ledger.service_id, *key as i64, *digest as i64])?;
+            }
+            Ok(())
+        })
+    }
+
     /// Changes begun and never finished (a kill, a lost answer): each is done again by the
     /// next sync, which finds its lead still differing from the sheet.
     pub fn changes_in_doubt(&self) -> Result<u64, LedgerError> {
@@ -167,6 +187,7 @@ fn recorded_of(r: &rusqlite::Row) -> rusqlite::Result<Recorded> {
         lead_id: r.get::<_, Option<i64>>(1)?.map(|id| id as u64),
         digest: r.get::<_, Option<i64>>(2)?.map(|d| d as u64),
         made: r.get::<_, i64>(6)? != 0,
+        contacts: r.get::<_, Option<i64>>(7)?.map(|d| d as u64),
         stopped: r.get::<_, i64>(3)? != 0,
         campaign_id: r.get::<_, i64>(4)? as u64,
         phone: r.get(5)?,

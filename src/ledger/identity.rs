@@ -80,6 +80,19 @@ pub fn content_digest<'a, 'b>(
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
+/// A digest of a row's secondary numbers and their variables, in order: a sync that finds it
+/// changed says so on the row, since the service cannot update secondary contacts.
+pub fn contacts_digest(row: &RowReport) -> u64 {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"leadsync contacts 1\n");
+    for contact in &row.secondary_contacts {
+        let digest = content_digest(0, &contact.phone, contact.variables.iter());
+        hasher.update(&digest.to_le_bytes());
+    }
+    let hash = hasher.finalize();
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
 /// [`content_digest`] of a checked row.
 pub fn row_digest(row: &RowReport) -> u64 {
     let phone = row.phone.as_deref().unwrap_or_default();

@@ -111,6 +111,8 @@ pub struct Settled {
     pub digest: u64,
     /// Made by this run's write (not found already on the service).
     pub made: bool,
+    /// [`identity::contacts_digest`] of the row's secondary numbers.
+    pub contacts: u64,
     pub row: u64,
     /// Found on the lead list for another run's claim: the claim's origin is kept.
     pub keep_origin: bool,
@@ -532,16 +534,19 @@ impl Ledger {
         let at = now_ms() as i64;
         let mut insert = conn.prepare_cached(
             "INSERT OR IGNORE INTO leads (service, key, campaign_id, phone, lead_id, digest,
-                origin, row, at, made)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                origin, row, at, made, contacts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?;
         for s in settled {
             let lead_id = s.lead_id.map(|id| id as i64);
             let theirs = self.others.borrow_mut().by_key.remove(&s.key);
             // A claim settled for another run keeps that run's origin: it sent the lead.
-            let (origin, row, at, digest) = match theirs {
-                Some(c) if s.keep_origin => (c.origin, c.row, c.at, None),
-                _ => (self.origin_id, s.row as i64, at, Some(s.digest as i64)),
+            let (origin, row, at, digest, contacts) = match theirs {
+                Some(c) if s.keep_origin => (c.origin, c.row, c.at, None, None),
+                _ => {
+                    let (digest, contacts) = (Some(s.digest as i64), Some(s.contacts as i64));
+                    (self.origin_id, s.row as i64, at, digest, contacts)
+                }
             };
             insert.execute(params![
                 self.service_id,
@@ -554,6 +559,7 @@ impl Ledger {
                 row,
                 at,
                 s.made,
+                contacts,
             ])?;
             // Settled: the identity is nobody's write in the air any more.
             if let Some(theirs) = theirs {
@@ -739,7 +745,8 @@ const TABLES: &str = "
         row INTEGER NOT NULL,
         at INTEGER NOT NULL,
         stopped INTEGER NOT NULL DEFAULT 0,
-        made INTEGER NOT NULL DEFAULT 1
+        made INTEGER NOT NULL DEFAULT 1,
+        contacts INTEGER
     );
     CREATE UNIQUE INDEX IF NOT EXISTS leads_by_key ON leads (service, key);
     CREATE TABLE IF NOT EXISTS changes (
@@ -801,6 +808,7 @@ const FROM_SCHEMA_1: &str = "
 const FROM_SCHEMA_2: &str = "
     ALTER TABLE leads ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE leads ADD COLUMN made INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE leads ADD COLUMN contacts INTEGER;
     UPDATE leads SET made = 0 WHERE origin IN (SELECT id FROM origins WHERE front = 'service');
     UPDATE leads SET digest = NULL;";
 

@@ -26,6 +26,7 @@ fn created(key: u64, lead_id: u64) -> Settled {
         lead_id: Some(lead_id),
         digest: 9,
         made: true,
+        contacts: 0,
         row: 2,
         keep_origin: false,
     }
@@ -259,6 +260,7 @@ fn a_ledger_of_the_second_schema_is_carried_over_without_its_digests() {
     old.execute_batch(
         "ALTER TABLE leads DROP COLUMN stopped;
         ALTER TABLE leads DROP COLUMN made;
+        ALTER TABLE leads DROP COLUMN contacts;
         DROP TABLE changes;
         PRAGMA user_version = 2;",
     )

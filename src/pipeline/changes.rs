@@ -90,6 +90,13 @@ async fn plan(
     let sources = [opts.location.clone()];
     let (ledger, plan) = planner.finish(&sources, read_whole, dry)?;
     progress::say(opts.display, &format!("plan: {}", plan.line()));
+    let contacts = plan.contacts_not_updated.len();
+    if contacts > 0 {
+        let said = format!(
+            "{contacts} rows changed a secondary number, which the service cannot update: each says so in the report"
+        );
+        progress::say(opts.display, &said);
+    }
     if plan.in_doubt_before > 0 {
         let doubt = plan.in_doubt_before;
         progress::say(
@@ -123,6 +130,13 @@ async fn dry_plan(
             Ok(None)
         }
         Err(e) => Err(e),
+    }
+}
+
+impl Planned {
+    /// The rows whose secondary numbers changed, for their warnings.
+    pub(super) fn contacts_not_updated(&self) -> std::collections::HashSet<u64> {
+        self.plan.contacts_not_updated.iter().copied().collect()
     }
 }
 

@@ -224,7 +224,7 @@ pub async fn import(
     let started_at = now();
     let Prepared { source, headers, mapping_notes, plan, assistant, speaker, guards, campaigns } =
         prepare(opts, client).await?;
-    let send = match (&opts.push, client) {
+    let mut send = match (&opts.push, client) {
         (Some(push), Some(client)) if !opts.dry_run => {
             Some(prepare_send(opts, push, client, &plan, &source).await?)
         }
@@ -271,6 +271,9 @@ pub async fn import(
     };
     let (planned, dry_plan) =
         changes::before_push(opts, send.is_some(), client, &source, &checkers, &stop).await?;
+    if let (Some(send), Some(planned)) = (send.as_mut(), planned.as_ref()) {
+        send.contacts_changed = planned.contacts_not_updated();
+    }
     let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;
@@ -618,6 +621,7 @@ async fn prepare_send(
         ledger,
         index_loaded,
         claimed_by_others,
+        contacts_changed: Default::default(),
     })
 }
 

@@ -70,6 +70,9 @@ pub struct SendPlan {
     /// Identities other runs held claims on when this one started: a row this run's journal
     /// settled is written into the ledger over such a claim.
     pub claimed_by_others: std::collections::HashSet<u64>,
+    /// Rows whose secondary numbers a sync's plan found changed since their lead was made:
+    /// each gets a warning, since the service cannot change them.
+    pub contacts_changed: std::collections::HashSet<u64>,
 }
 
 /// How the sending went, beyond the row counts.
@@ -473,6 +476,7 @@ impl Collector {
             lead_id,
             digest: crate::ledger::identity::row_digest(row),
             made: status == Final::Created,
+            contacts: crate::ledger::identity::contacts_digest(row),
             row: row.row,
             keep_origin,
         });
@@ -850,7 +854,11 @@ impl Collector {
         Ok(self.plan.journal.outcome(&entry)?)
     }
 
-    pub(super) fn report(&mut self, row: RowReport) -> Result<(), CollectError> {
+    pub(super) fn report(&mut self, mut row: RowReport) -> Result<(), CollectError> {
+        if self.plan.contacts_changed.remove(&row.row) {
+            let said = crate::row::Said::SecondaryNotUpdated;
+            row.warnings.push(Issue::said(IssueCode::SecondaryNotUpdated, None, said));
+        }
         if row.status == RowStatus::Failed {
             self.summary.failed += 1;
         }

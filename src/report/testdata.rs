@@ -185,7 +185,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 24] {
+pub(crate) fn all_codes() -> [IssueCode; 25] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -211,7 +211,8 @@ pub(crate) fn all_codes() -> [IssueCode; 24] {
         | BlockedSecondaryType
         | NoConsent
         | MissingVariable
-        | Excluded => (),
+        | Excluded
+        | SecondaryNotUpdated => (),
     };
     [
         MissingPhone,
@@ -238,5 +239,6 @@ pub(crate) fn all_codes() -> [IssueCode; 24] {
         NoConsent,
         MissingVariable,
         Excluded,
+        SecondaryNotUpdated,
     ]
 }

@@ -189,6 +189,7 @@ fn samples() -> Vec<Said> {
         Said::RemarkDropped { remark: s("(privat)"), column: s("Telefon"), e164: e164() },
         Said::CellError { column: s("Firma"), value: s("#DIV/0!") },
         Said::NoCampaign,
+        Said::SecondaryNotUpdated,
         Said::UnknownCampaign {
             name: s("Frühling"),
             closest: Some((s("Frühjahr"), 4)),

@@ -73,6 +73,9 @@ pub enum IssueCode {
     MissingVariable,
     /// Left out by the person on the Check page (or the `--edits` file): never sent.
     Excluded,
+    /// A sync found the row's secondary number changed since its lead was made: the service
+    /// cannot change a lead's secondary contacts, so the change is not sent.
+    SecondaryNotUpdated,
 }
 
 impl IssueCode {
@@ -102,6 +105,7 @@ impl IssueCode {
             IssueCode::NoConsent => "no_consent",
             IssueCode::MissingVariable => "missing_variable",
             IssueCode::Excluded => "excluded",
+            IssueCode::SecondaryNotUpdated => "secondary_not_updated",
         }
     }
 

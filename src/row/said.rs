@@ -71,6 +71,7 @@ pub enum Said {
         first_row: u64,
     },
     Excluded,
+    SecondaryNotUpdated,
     /// The country cell names no country, but the number had its country code.
     CountryUnknownRead {
         cell: String,
@@ -302,6 +303,7 @@ fn en(said: &Said) -> Option<String> {
             format!("same number {e164} as row {first_row} in the same campaign")
         }
         Said::Excluded => "excluded on the Check page: not sent".into(),
+        Said::SecondaryNotUpdated => "the secondary number changed since the lead was made; the service cannot change it, so the lead keeps the old one (change it there by hand)".into(),
         Said::CountryUnknownRead { cell, column } => format!(
             "`{cell}` in `{column}` is no country leadsync knows; the number has its country code and was read as written"
         ),
@@ -441,6 +443,7 @@ fn de(said: &Said) -> Option<String> {
             format!("Dieselbe Nummer {e164} wie in Zeile {first_row}, in derselben Kampagne")
         }
         Said::Excluded => "Auf der Prüfseite ausgeschlossen: wird nicht gesendet".into(),
+        Said::SecondaryNotUpdated => "Die Zweitnummer hat sich geändert, seit der Lead angelegt wurde; der Dienst kann sie nicht ändern, der Lead behält die alte (dort von Hand ändern)".into(),
         Said::CountryUnknownRead { cell, column } => format!(
             "{} in {} ist kein Land, das leadsync kennt; die Nummer hat eine Ländervorwahl und wurde so gelesen, wie sie dasteht",
             q(cell),

@@ -11,7 +11,7 @@ use super::{IssueCode, RowStatus};
 
 impl IssueCode {
     /// Every reason, in declaration order (a test holds it to the enum).
-    pub const ALL: [IssueCode; 24] = [
+    pub const ALL: [IssueCode; 25] = [
         IssueCode::MissingPhone,
         IssueCode::InvalidPhone,
         IssueCode::ScientificNotation,
@@ -36,6 +36,7 @@ impl IssueCode {
         IssueCode::NoConsent,
         IssueCode::MissingVariable,
         IssueCode::Excluded,
+        IssueCode::SecondaryNotUpdated,
     ];
 
     /// A short title a sales-ops person understands: `No consent`, `Keine Einwilligung`.
@@ -140,6 +141,7 @@ fn title_en(code: IssueCode) -> &'static str {
         IssueCode::BlockedSecondaryType => "Second number of a blocked type",
         IssueCode::NoConsent => "No consent",
         IssueCode::MissingVariable => "Variable the assistant needs is empty",
+        IssueCode::SecondaryNotUpdated => "Second number changed, not updated",
         IssueCode::Excluded => "Excluded by you",
     }
 }
@@ -169,6 +171,7 @@ fn title_de(code: IssueCode) -> &'static str {
         IssueCode::BlockedSecondaryType => "Weitere Nummer einer gesperrten Art",
         IssueCode::NoConsent => "Keine Einwilligung",
         IssueCode::MissingVariable => "Variable für den Assistenten leer",
+        IssueCode::SecondaryNotUpdated => "Zweitnummer geändert, nicht aktualisiert",
         IssueCode::Excluded => "Von Ihnen ausgeschlossen",
     }
 }
@@ -225,6 +228,9 @@ fn todo_en(code: IssueCode) -> &'static str {
         }
         IssueCode::MissingVariable => {
             "Fill in the cell the assistant's text needs, or let such rows through with a warning"
+        }
+        IssueCode::SecondaryNotUpdated => {
+            "Change the second number on the service by hand: it cannot be updated from here"
         }
         IssueCode::Excluded => {
             "Nothing to do: you left this row out; include it again on its row page"
@@ -295,6 +301,9 @@ fn todo_de(code: IssueCode) -> &'static str {
         IssueCode::MissingVariable => {
             "Die Zelle füllen, die der Text des Assistenten braucht, oder solche Zeilen mit einer Warnung durchlassen"
         }
+        IssueCode::SecondaryNotUpdated => {
+            "Die Zweitnummer im Dienst von Hand ändern: Von hier aus lässt sie sich nicht aktualisieren"
+        }
         IssueCode::Excluded => {
             "Nichts zu tun: Sie haben diese Zeile ausgeschlossen; auf ihrer Zeilenseite wieder einschließen"
         }
@@ -352,6 +361,7 @@ fn fix_en(code: IssueCode) -> &'static str {
         IssueCode::MissingVariable => {
             "fill in the cell the assistant's text needs, or set missing_variables = \"warn\" in the mapping to send such rows anyway"
         }
+        IssueCode::SecondaryNotUpdated => "change the secondary number on the service by hand",
         IssueCode::Excluded => {
             "none needed: you left this row out; include it again on its row page in `leadsync ui`, or remove it from the edits file"
         }
@@ -421,6 +431,7 @@ fn fix_de(code: IssueCode) -> &'static str {
         IssueCode::MissingVariable => {
             "die Zelle füllen, die der Text des Assistenten braucht, oder missing_variables = \"warn\" in der Zuordnung setzen, um solche Zeilen trotzdem zu senden"
         }
+        IssueCode::SecondaryNotUpdated => "die Zweitnummer im Dienst von Hand ändern",
         IssueCode::Excluded => {
             "nichts nötig: Sie haben diese Zeile ausgeschlossen; in `leadsync ui` auf ihrer Zeilenseite wieder einschließen oder aus der Änderungsdatei entfernen"
         }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::{MassRemoval, OnRemoved, OnSuppressed, Rules};
-use crate::ledger::identity::{RowKeys, row_digest};
+use crate::ledger::identity::{RowKeys, contacts_digest, row_digest};
 use crate::ledger::{Ledger, LedgerError, Recorded};
 use crate::row::{RowReport, RowStatus};
 
@@ -27,6 +27,12 @@ pub struct Plan {
     /// service): the sheet as it is now becomes what they say.
     #[serde(skip)]
     pub baselines: Vec<(u64, u64)>,
+    /// Rows whose secondary numbers changed since their lead was made: the service cannot
+    /// update them, so each row says so (once).
+    pub contacts_not_updated: Vec<u64>,
+    /// The secondary numbers each lead's row has now, as `(key, digest)`, to record.
+    #[serde(skip)]
+    pub contacts_seen: Vec<(u64, u64)>,
 }
 
 /// One change to one lead.
@@ -129,6 +135,7 @@ impl Planner {
             self.plan.new += 1;
             return Ok(());
         };
+        self.secondary_numbers(row, key, recorded.contacts);
         let digest = row_digest(row);
         let (Some(lead_id), Some(before)) = (recorded.lead_id, recorded.digest) else {
             // Not known what the lead says (or which lead it is): the sheet as it is now.
@@ -154,6 +161,19 @@ impl Planner {
         let phone = recorded.phone;
         self.plan.changes.push(Change { key, lead_id, phone, row: Some(row.row), action });
         Ok(())
+    }
+
+    /// A row whose secondary numbers changed since its lead's row was last seen is said once;
+    /// either way what they are now is recorded.
+    fn secondary_numbers(&mut self, row: &RowReport, key: u64, before: Option<u64>) {
+        let now = contacts_digest(row);
+        if before == Some(now) {
+            return;
+        }
+        if before.is_some() {
+            self.plan.contacts_not_updated.push(row.row);
+        }
+        self.plan.contacts_seen.push((key, now));
     }
 
     /// A row a do-not-call guard now refuses whose lead was made: stopped (by default).
@@ -189,6 +209,7 @@ impl Planner {
         self.removed(sources, read_whole)?;
         if !dry {
             self.ledger.set_baselines(&self.plan.baselines)?;
+            self.ledger.set_contacts(&self.plan.contacts_seen)?;
         }
         Ok((self.ledger, self.plan))
     }

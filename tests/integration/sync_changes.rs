@@ -421,3 +421,36 @@ fn the_browser_shows_the_plan_updates_changed_rows_and_asks_before_stopping() {
         assert_eq!(status, if stop { "completed" } else { "created" }, "stopped only if asked");
     }
 }
+
+/// The service cannot change a lead's secondary contacts: a changed secondary number is said
+/// on its row (once), never sent, never a second lead.
+#[test]
+fn a_changed_secondary_number_is_a_warning_on_its_row_never_a_second_lead() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let text = "phone = \"Telefon\"\ncampaign = 10\nsecondary_contacts = [\"Zweitnummer\"]\n[variables]\ncustomer_name = \"Name\"\n";
+    let map = write(case.dir.path(), "mapping.toml", text);
+    let sheet = |second: &str| {
+        let text = format!(
+            "Name,Telefon,Zweitnummer\nAda,+4915170000001,+4915170000091\nBen,+4915170000002,{second}\n"
+        );
+        write(case.dir.path(), "export.csv", &text);
+    };
+    sheet("+4915170000092");
+    sync(&case, &sb, &map, &["--allow-duplicates"]);
+    sheet("+4915170000099");
+    let report = case.path("report.json");
+    let report_arg = report.display().to_string();
+    let args = ["--allow-duplicates", "--report", &report_arg];
+    let (code, err, _) = sync(&case, &sb, &map, &args);
+    assert_eq!(code, Some(0), "a warning, not a problem: {err}");
+    assert!(err.contains("1 rows changed a secondary number"), "{err}");
+    let rows = json(&std::fs::read_to_string(&report).unwrap())["rows"].clone();
+    let ben = rows.as_array().unwrap().iter().find(|r| r["row"] == 3).unwrap().clone();
+    let codes: Vec<_> =
+        ben["warnings"].as_array().unwrap().iter().map(|w| w["code"].clone()).collect();
+    assert!(codes.contains(&json("\"secondary_not_updated\"")), "{ben}");
+    assert_eq!(leads(&sb, ALICE).len(), 2, "never a second lead");
+    let (_, err, _) = sync(&case, &sb, &map, &args);
+    assert!(!err.contains("secondary number"), "said once: {err}");
+}

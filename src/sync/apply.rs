@@ -1,6 +1,6 @@
 //! Carrying out a sync's changes: each one written into the ledger before its request leaves
 //! and settled there after its answer. Every change is idempotent, so one whose answer was
-//! lost is sent again (up to [`TRIES`] times here), and one still in doubt when the run ends
+//! lost is sent again (up to three times here), and one still in doubt when the run ends
 //! stays begun in the ledger: the next sync finds its lead still differing and sends it again.
 
 use std::collections::{HashMap, HashSet};

@@ -2,6 +2,7 @@
 //! the sheet once more and judging every row against the ledger (so the mass-removal guard
 //! refuses a run before anything is sent), and the changes, sent after the last create.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -11,17 +12,17 @@ use super::{BATCHES_IN_FLIGHT, Checkers, ImportOptions, PipelineError, PushOptio
 use crate::client::Client;
 use crate::ledger::Ledger;
 use crate::progress::{self, Display};
+use crate::row::{Issue, IssueCode, Said};
 use crate::source::Source;
 use crate::sync::Rules;
-use crate::sync::apply::{Applied, Pace, apply};
+use crate::sync::apply::{Applied, Entry, GONE, Pace, apply};
 use crate::sync::plan::{Plan, Planner};
 
 /// What a sync planned and did.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SyncResult {
     pub plan: Plan,
-    /// `None` when the creates did not all finish (stopped, failed): the changes wait for the
-    /// next run, which plans them again.
+    /// `None` for a dry run's plan.
     pub applied: Option<Applied>,
 }
 
@@ -133,30 +134,49 @@ async fn dry_plan(
     }
 }
 
-impl Planned {
-    /// The rows whose secondary numbers changed, for their warnings.
-    pub(super) fn contacts_not_updated(&self) -> std::collections::HashSet<u64> {
-        self.plan.contacts_not_updated.iter().copied().collect()
-    }
-}
-
-/// Sends the planned changes, once every create of the run finished.
+/// Sends the planned changes, before the run's creates. Returns what was done, and the notes
+/// each row's report carries: what became of its lead, a secondary number not updated.
 pub(super) async fn carry_out(
     planned: Planned,
     client: &Client,
     push: &PushOptions,
-    creates_finished: bool,
     display: Display,
     stop: &AtomicBool,
-) -> Result<SyncResult, PipelineError> {
+) -> Result<(SyncResult, HashMap<u64, Vec<Issue>>), PipelineError> {
     let Planned { mut ledger, plan, mapped } = planned;
-    if !creates_finished || plan.changes.is_empty() {
-        return Ok(SyncResult { applied: creates_finished.then(Applied::default), plan });
+    let mut notes: HashMap<u64, Vec<Issue>> = HashMap::new();
+    for &row in &plan.contacts_not_updated {
+        let said = Said::SecondaryNotUpdated;
+        notes.entry(row).or_default().push(Issue::said(IssueCode::SecondaryNotUpdated, None, said));
     }
     let pace = Pace { rate: push.config.rate, concurrency: push.config.concurrency };
     let applied = apply(client, &mut ledger, &plan, &mapped, &pace, stop).await?;
-    progress::say(display, &applied_line(&applied));
-    Ok(SyncResult { plan, applied: Some(applied) })
+    if !applied.entries.is_empty() {
+        progress::say(display, &applied_line(&applied));
+    }
+    for entry in &applied.entries {
+        if let Some(row) = entry.row {
+            notes.entry(row).or_default().push(note_of(entry));
+        }
+    }
+    Ok((SyncResult { plan, applied: Some(applied) }, notes))
+}
+
+/// What a row's report says of its lead's change.
+fn note_of(entry: &Entry) -> Issue {
+    let stop = entry.action == "stop";
+    // A lead found gone while stopping it is not called either way.
+    let stopped = stop && (entry.outcome == "done" || entry.outcome == GONE);
+    if stopped {
+        return Issue::said(IssueCode::LeadStopped, None, Said::LeadStopped);
+    }
+    if entry.outcome != "done" {
+        let said = Said::ChangeFailed { stop, error: entry.outcome.clone() };
+        return Issue::said(IssueCode::ChangeFailed, None, said);
+    }
+    let values = entry.values.iter().map(|v| (v.field.clone(), v.before.clone(), v.after.clone()));
+    let said = Said::LeadUpdated { values: values.collect() };
+    Issue::said(IssueCode::LeadUpdated, None, said)
 }
 
 /// `changes: 3 updated, 2 stopped, 0 deleted, 1 failed`.

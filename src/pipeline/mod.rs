@@ -271,9 +271,17 @@ pub async fn import(
     };
     let (planned, dry_plan) =
         changes::before_push(opts, send.is_some(), client, &source, &checkers, &stop).await?;
-    if let (Some(send), Some(planned)) = (send.as_mut(), planned.as_ref()) {
-        send.contacts_changed = planned.contacts_not_updated();
-    }
+    // A sync's changes go out before its creates, so each row's report says what became of
+    // its lead.
+    let sync = match (planned, client, opts.push.as_ref(), send.as_mut()) {
+        (Some(planned), Some(client), Some(options), Some(send)) => {
+            let (done, notes) =
+                changes::carry_out(planned, client, options, opts.display, &stop).await?;
+            send.row_notes = notes;
+            Some(done)
+        }
+        _ => dry_plan,
+    };
     let extent = source.extent.clone();
     let (rows_tx, rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;
@@ -341,14 +349,6 @@ pub async fn import(
     if outcome.summary.rows == 0 && !stop.load(Ordering::Relaxed) {
         return Err(PipelineError::NoRows { location: opts.location.clone() });
     }
-    let sync = match (planned, client, opts.push.as_ref()) {
-        (Some(planned), Some(client), Some(options)) => {
-            let finished = !run.interrupted && push.as_ref().is_some_and(|p| p.is_complete());
-            let display = opts.display;
-            Some(changes::carry_out(planned, client, options, finished, display, &stop).await?)
-        }
-        _ => dry_plan,
-    };
     Ok(ImportResult { outcome, run, mapping_notes, push, sync })
 }
 
@@ -621,7 +621,7 @@ async fn prepare_send(
         ledger,
         index_loaded,
         claimed_by_others,
-        contacts_changed: Default::default(),
+        row_notes: Default::default(),
     })
 }
 

@@ -70,9 +70,9 @@ pub struct SendPlan {
     /// Identities other runs held claims on when this one started: a row this run's journal
     /// settled is written into the ledger over such a claim.
     pub claimed_by_others: std::collections::HashSet<u64>,
-    /// Rows whose secondary numbers a sync's plan found changed since their lead was made:
-    /// each gets a warning, since the service cannot change them.
-    pub contacts_changed: std::collections::HashSet<u64>,
+    /// What a sync did to the leads of rows before the push (updated, stopped, not changed),
+    /// and rows whose secondary numbers changed: notes each row's report carries, by row.
+    pub row_notes: HashMap<u64, Vec<Issue>>,
 }
 
 /// How the sending went, beyond the row counts.
@@ -855,9 +855,8 @@ impl Collector {
     }
 
     pub(super) fn report(&mut self, mut row: RowReport) -> Result<(), CollectError> {
-        if self.plan.contacts_changed.remove(&row.row) {
-            let said = crate::row::Said::SecondaryNotUpdated;
-            row.warnings.push(Issue::said(IssueCode::SecondaryNotUpdated, None, said));
+        if let Some(notes) = self.plan.row_notes.remove(&row.row) {
+            row.warnings.extend(notes);
         }
         if row.status == RowStatus::Failed {
             self.summary.failed += 1;

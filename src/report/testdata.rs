@@ -185,7 +185,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 25] {
+pub(crate) fn all_codes() -> [IssueCode; 28] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -212,7 +212,10 @@ pub(crate) fn all_codes() -> [IssueCode; 25] {
         | NoConsent
         | MissingVariable
         | Excluded
-        | SecondaryNotUpdated => (),
+        | SecondaryNotUpdated
+        | LeadUpdated
+        | LeadStopped
+        | ChangeFailed => (),
     };
     [
         MissingPhone,
@@ -240,5 +243,8 @@ pub(crate) fn all_codes() -> [IssueCode; 25] {
         MissingVariable,
         Excluded,
         SecondaryNotUpdated,
+        LeadUpdated,
+        LeadStopped,
+        ChangeFailed,
     ]
 }

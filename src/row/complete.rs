@@ -190,6 +190,9 @@ fn samples() -> Vec<Said> {
         Said::CellError { column: s("Firma"), value: s("#DIV/0!") },
         Said::NoCampaign,
         Said::SecondaryNotUpdated,
+        Said::LeadUpdated { values: vec![(s("customer_name"), Some(s("Ada")), s("Ada Lovelace"))] },
+        Said::LeadStopped,
+        Said::ChangeFailed { stop: true, error: s("the service answered 503") },
         Said::UnknownCampaign {
             name: s("Frühling"),
             closest: Some((s("Frühjahr"), 4)),

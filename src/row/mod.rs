@@ -76,6 +76,12 @@ pub enum IssueCode {
     /// A sync found the row's secondary number changed since its lead was made: the service
     /// cannot change a lead's secondary contacts, so the change is not sent.
     SecondaryNotUpdated,
+    /// A sync updated the row's lead on the service: the values before and after.
+    LeadUpdated,
+    /// A sync stopped the row's lead (status `completed`): the row now says do not call.
+    LeadStopped,
+    /// A sync's update or stop of the row's lead was refused or stayed in doubt.
+    ChangeFailed,
 }
 
 impl IssueCode {
@@ -106,6 +112,9 @@ impl IssueCode {
             IssueCode::MissingVariable => "missing_variable",
             IssueCode::Excluded => "excluded",
             IssueCode::SecondaryNotUpdated => "secondary_not_updated",
+            IssueCode::LeadUpdated => "lead_updated",
+            IssueCode::LeadStopped => "lead_stopped",
+            IssueCode::ChangeFailed => "change_failed",
         }
     }
 

@@ -72,6 +72,16 @@ pub enum Said {
     },
     Excluded,
     SecondaryNotUpdated,
+    /// Each value sent: (field, before when known, after).
+    LeadUpdated {
+        values: Vec<(String, Option<String>, String)>,
+    },
+    LeadStopped,
+    /// `stop`: a stop (else an update) was refused or stayed in doubt, with what was said.
+    ChangeFailed {
+        stop: bool,
+        error: String,
+    },
     /// The country cell names no country, but the number had its country code.
     CountryUnknownRead {
         cell: String,
@@ -304,6 +314,20 @@ fn en(said: &Said) -> Option<String> {
         }
         Said::Excluded => "excluded on the Check page: not sent".into(),
         Said::SecondaryNotUpdated => "the secondary number changed since the lead was made; the service cannot change it, so the lead keeps the old one (change it there by hand)".into(),
+        Said::LeadUpdated { values } => {
+            let each = values.iter().map(|(field, before, after)| match before {
+                Some(before) => format!("`{field}` `{before}` → `{after}`"),
+                None => format!("`{field}` → `{after}`"),
+            });
+            format!("its lead was updated on the service: {}", each.collect::<Vec<_>>().join(", "))
+        }
+        Said::LeadStopped => {
+            "its lead was stopped (status completed): the campaign no longer calls it".into()
+        }
+        Said::ChangeFailed { stop, error } => format!(
+            "its lead could not be {}: {error}; the next sync tries again",
+            if *stop { "stopped" } else { "updated" }
+        ),
         Said::CountryUnknownRead { cell, column } => format!(
             "`{cell}` in `{column}` is no country leadsync knows; the number has its country code and was read as written"
         ),
@@ -444,6 +468,21 @@ fn de(said: &Said) -> Option<String> {
         }
         Said::Excluded => "Auf der Prüfseite ausgeschlossen: wird nicht gesendet".into(),
         Said::SecondaryNotUpdated => "Die Zweitnummer hat sich geändert, seit der Lead angelegt wurde; der Dienst kann sie nicht ändern, der Lead behält die alte (dort von Hand ändern)".into(),
+        Said::LeadUpdated { values } => {
+            let each = values.iter().map(|(field, before, after)| match before {
+                Some(before) => format!("{} {} → {}", q(field), q(before), q(after)),
+                None => format!("{} → {}", q(field), q(after)),
+            });
+            format!("Sein Lead wurde im Dienst aktualisiert: {}", each.collect::<Vec<_>>().join(", "))
+        }
+        Said::LeadStopped => {
+            "Sein Lead wurde gestoppt (Status completed): Die Kampagne ruft ihn nicht mehr an".into()
+        }
+        // The service's own words stay in the English message (and the JSON report).
+        Said::ChangeFailed { stop, .. } => format!(
+            "Sein Lead konnte nicht {} werden; der nächste Sync versucht es erneut",
+            if *stop { "gestoppt" } else { "aktualisiert" }
+        ),
         Said::CountryUnknownRead { cell, column } => format!(
             "{} in {} ist kein Land, das leadsync kennt; die Nummer hat eine Ländervorwahl und wurde so gelesen, wie sie dasteht",
             q(cell),

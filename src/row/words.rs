@@ -11,7 +11,7 @@ use super::{IssueCode, RowStatus};
 
 impl IssueCode {
     /// Every reason, in declaration order (a test holds it to the enum).
-    pub const ALL: [IssueCode; 25] = [
+    pub const ALL: [IssueCode; 28] = [
         IssueCode::MissingPhone,
         IssueCode::InvalidPhone,
         IssueCode::ScientificNotation,
@@ -37,6 +37,9 @@ impl IssueCode {
         IssueCode::MissingVariable,
         IssueCode::Excluded,
         IssueCode::SecondaryNotUpdated,
+        IssueCode::LeadUpdated,
+        IssueCode::LeadStopped,
+        IssueCode::ChangeFailed,
     ];
 
     /// A short title a sales-ops person understands: `No consent`, `Keine Einwilligung`.
@@ -142,6 +145,9 @@ fn title_en(code: IssueCode) -> &'static str {
         IssueCode::NoConsent => "No consent",
         IssueCode::MissingVariable => "Variable the assistant needs is empty",
         IssueCode::SecondaryNotUpdated => "Second number changed, not updated",
+        IssueCode::LeadUpdated => "Lead updated",
+        IssueCode::LeadStopped => "Lead stopped",
+        IssueCode::ChangeFailed => "Lead not changed",
         IssueCode::Excluded => "Excluded by you",
     }
 }
@@ -172,6 +178,9 @@ fn title_de(code: IssueCode) -> &'static str {
         IssueCode::NoConsent => "Keine Einwilligung",
         IssueCode::MissingVariable => "Variable für den Assistenten leer",
         IssueCode::SecondaryNotUpdated => "Zweitnummer geändert, nicht aktualisiert",
+        IssueCode::LeadUpdated => "Lead aktualisiert",
+        IssueCode::LeadStopped => "Lead gestoppt",
+        IssueCode::ChangeFailed => "Lead nicht geändert",
         IssueCode::Excluded => "Von Ihnen ausgeschlossen",
     }
 }
@@ -232,6 +241,10 @@ fn todo_en(code: IssueCode) -> &'static str {
         IssueCode::SecondaryNotUpdated => {
             "Change the second number on the service by hand: it cannot be updated from here"
         }
+        IssueCode::LeadUpdated | IssueCode::LeadStopped => {
+            "Nothing to do: the lead now says what the row says"
+        }
+        IssueCode::ChangeFailed => "Nothing to do: the next sync sends the change again",
         IssueCode::Excluded => {
             "Nothing to do: you left this row out; include it again on its row page"
         }
@@ -304,6 +317,10 @@ fn todo_de(code: IssueCode) -> &'static str {
         IssueCode::SecondaryNotUpdated => {
             "Die Zweitnummer im Dienst von Hand ändern: Von hier aus lässt sie sich nicht aktualisieren"
         }
+        IssueCode::LeadUpdated | IssueCode::LeadStopped => {
+            "Nichts zu tun: Der Lead entspricht jetzt der Zeile"
+        }
+        IssueCode::ChangeFailed => "Nichts zu tun: Der nächste Sync sendet die Änderung erneut",
         IssueCode::Excluded => {
             "Nichts zu tun: Sie haben diese Zeile ausgeschlossen; auf ihrer Zeilenseite wieder einschließen"
         }
@@ -362,6 +379,8 @@ fn fix_en(code: IssueCode) -> &'static str {
             "fill in the cell the assistant's text needs, or set missing_variables = \"warn\" in the mapping to send such rows anyway"
         }
         IssueCode::SecondaryNotUpdated => "change the secondary number on the service by hand",
+        IssueCode::LeadUpdated | IssueCode::LeadStopped => "none needed",
+        IssueCode::ChangeFailed => "none needed: the next sync tries again",
         IssueCode::Excluded => {
             "none needed: you left this row out; include it again on its row page in `leadsync ui`, or remove it from the edits file"
         }
@@ -432,6 +451,8 @@ fn fix_de(code: IssueCode) -> &'static str {
             "die Zelle füllen, die der Text des Assistenten braucht, oder missing_variables = \"warn\" in der Zuordnung setzen, um solche Zeilen trotzdem zu senden"
         }
         IssueCode::SecondaryNotUpdated => "die Zweitnummer im Dienst von Hand ändern",
+        IssueCode::LeadUpdated | IssueCode::LeadStopped => "nichts nötig",
+        IssueCode::ChangeFailed => "nichts nötig: der nächste Sync versucht es erneut",
         IssueCode::Excluded => {
             "nichts nötig: Sie haben diese Zeile ausgeschlossen; in `leadsync ui` auf ihrer Zeilenseite wieder einschließen oder aus der Änderungsdatei entfernen"
         }

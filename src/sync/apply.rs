@@ -15,6 +15,8 @@ use crate::ledger::{ChangeDone, Ledger, LedgerError};
 
 /// Sends of one change before it is left in doubt for the next run.
 const TRIES: u32 = 3;
+/// The outcome of a change whose lead was found gone from the service.
+pub const GONE: &str = "the lead is gone";
 
 /// What the changes came to.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -161,6 +163,8 @@ fn prepare(
             }
             if *resume {
                 request.status = Some(LeadStatus::Created);
+                let (before, after) = (Some("completed".to_string()), "created".to_string());
+                entry.values.push(ValueChange { field: "status".into(), before, after });
             }
             (request != LeadChange::default()).then_some(Request::Update(request))
         }
@@ -278,7 +282,7 @@ fn settle(
         Ok(()) => (done_of(change), "done".to_string()),
         // Gone from the service (deleted by hand, or by an earlier try of this delete): the
         // identity is free again, and a row that still names it makes a new lead next time.
-        Err(ClientError::LeadNotFound { .. }) => (ChangeDone::Deleted, "the lead is gone".into()),
+        Err(ClientError::LeadNotFound { .. }) => (ChangeDone::Deleted, GONE.into()),
         Err(e) if e.maybe_applied() || e.is_retryable() => {
             // Left begun in the ledger: the next sync sends it again.
             applied.failed += 1;

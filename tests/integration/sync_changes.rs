@@ -126,7 +126,8 @@ fn a_corrected_name_updates_its_lead_an_emptied_cell_empties_it_and_nothing_is_c
     rows[5].2 = String::new();
     export(&case, &rows);
     // Duplicates allowed: an update sent as a create would show up as a second lead.
-    let (code, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates"]);
+    let report = case.path("report.json").display().to_string();
+    let (code, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates", "--report", &report]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("plan: 0 new, 2 changed, 8 unchanged"), "{err}");
     assert_eq!(counts(&summary), ((0, 2, 0, 0, 8), (2, 0, 0, 0)), "{summary}");
@@ -142,6 +143,9 @@ fn a_corrected_name_updates_its_lead_an_emptied_cell_empties_it_and_nothing_is_c
     assert_eq!(name["values"].as_array().unwrap().len(), 1, "{name}");
     assert_eq!(name["values"][0]["before"], "Person 3");
     assert_eq!(name["values"][0]["after"], "Persona Drei");
+    // The row's report says it too, with the value before and after.
+    let note = row_note(&case.path("report.json"), 5, "lead_updated");
+    assert!(note.contains("`customer_name` `Person 3` → `Persona Drei`"), "{note}");
 
     let (_, err, summary) = sync(&case, &sb, &map, &["--allow-duplicates"]);
     assert!(err.contains("nothing new"), "a third run changes nothing: {err}");
@@ -202,7 +206,11 @@ fn a_number_added_to_the_suppression_list_stops_its_lead() {
     export(&case, &rows);
     sync(&case, &sb, &map, &[]);
     let list = write(case.dir.path(), "dnc.csv", &format!("phone\n{}\n", rows[6].3));
-    let (code, err, summary) = sync(&case, &sb, &map, &["--suppress", list.to_str().unwrap()]);
+    let report = case.path("report.json").display().to_string();
+    let more = ["--suppress", list.to_str().unwrap(), "--report", &report];
+    let (code, err, summary) = sync(&case, &sb, &map, &more);
+    let note = row_note(&case.path("report.json"), 8, "lead_stopped");
+    assert!(note.contains("stopped"), "{note}");
     assert!(matches!(code, Some(0) | Some(5)), "{err}");
     assert_eq!(counts(&summary).1, (0, 1, 0, 0), "{summary}");
     let found = by_number(&sb);
@@ -210,6 +218,19 @@ fn a_number_added_to_the_suppression_list_stops_its_lead() {
     assert_eq!(only(&found, &rows[5].3).status, "created");
     let entries = &summary["sync"]["applied"]["entries"];
     assert_eq!(entries[0]["reason"], "suppressed", "{entries}");
+}
+
+/// The message of the warning `code` on `row` of the JSON report at `path`.
+fn row_note(path: &std::path::Path, row: u64, code: &str) -> String {
+    let report = json(&std::fs::read_to_string(path).unwrap());
+    let rows = report["rows"].as_array().unwrap();
+    let found = rows.iter().find(|r| r["row"] == row).unwrap_or_else(|| panic!("no row {row}"));
+    let warnings = found["warnings"].as_array().unwrap();
+    let note = warnings.iter().find(|w| w["code"] == code);
+    note.unwrap_or_else(|| panic!("row {row} has no {code}: {found}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]

@@ -34,6 +34,11 @@ pub struct ResolvedCampaign {
 }
 
 impl CampaignBook {
+    /// The account's campaign ids.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.campaigns.iter().map(|(id, _)| *id)
+    }
+
     pub fn new(campaigns: impl IntoIterator<Item = (u64, String)>) -> CampaignBook {
         let mut book = CampaignBook::default();
         for (id, name) in campaigns {

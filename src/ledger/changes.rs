@@ -40,6 +40,13 @@ pub enum ChangeDone {
     Stopped,
     /// Gone from the service (deleted, or found missing): the identity is free again.
     Deleted,
+    /// Moved (under an id column) to another campaign: its identity there is `key`.
+    Moved {
+        key: u64,
+        campaign_id: u64,
+        digest: u64,
+        phone: String,
+    },
     /// Not done (refused, or failed for certain): nothing changed.
     Abandoned,
 }
@@ -176,6 +183,13 @@ fn apply_done(
         ChangeDone::Deleted => conn
             .prepare_cached("DELETE FROM leads WHERE service = ?1 AND key = ?2")?
             .execute(params![service, key])
+            .map(drop),
+        ChangeDone::Moved { key: to, campaign_id, digest, phone } => conn
+            .prepare_cached(
+                "UPDATE leads SET key = ?3, campaign_id = ?4, digest = ?5, phone = ?6, stopped = 0
+                 WHERE service = ?1 AND key = ?2",
+            )?
+            .execute(params![service, key, *to as i64, *campaign_id as i64, *digest as i64, phone])
             .map(drop),
         ChangeDone::Abandoned => Ok(()),
     }

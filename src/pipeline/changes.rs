@@ -72,12 +72,17 @@ async fn plan(
     dry: bool,
 ) -> Result<Planned, PipelineError> {
     let mapped = checkers.plan.variable_names();
+    // Where a record under an id column may have moved from.
+    let campaigns = match checkers.campaigns.as_ref() {
+        crate::validate::Campaigns::Checked(book) => book.ids().collect(),
+        crate::validate::Campaigns::Unchecked => Vec::new(),
+    };
     let (rows_tx, mut rows_rx) = mpsc::channel::<Vec<RowReport>>(BATCHES_IN_FLIGHT);
     let allow_duplicates = opts.allow_duplicates;
     let stages = tokio::task::spawn_blocking(move || {
         super::run_stages(source, checkers, rows_tx, allow_duplicates, &stop)
     });
-    let mut planner = Planner::new(ledger, rules.clone(), allow_duplicates);
+    let mut planner = Planner::new(ledger, rules.clone(), allow_duplicates, campaigns);
     let mut judged = Ok(());
     while let Some(batch) = rows_rx.recv().await {
         // Read to the end even after an error, so the reading threads finish.

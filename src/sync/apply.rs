@@ -149,7 +149,7 @@ fn prepare(
         outcome: String::new(),
     };
     let request = match &change.action {
-        Action::Update { phone, variables, resume, .. } => {
+        Action::Update { phone, variables, resume, moved, .. } => {
             let held = before.and_then(|b| b.get(&change.lead_id));
             let mut request = LeadChange::default();
             for value in changed_values(variables, held, mapped, before.is_some()) {
@@ -160,6 +160,17 @@ fn prepare(
                 request.phone_number = Some(phone.clone());
                 let (before, after) = (Some(change.phone.clone()), phone.clone());
                 entry.values.push(ValueChange { field: "phone_number".into(), before, after });
+            }
+            if let Some(moved) = moved {
+                request.campaign_id = Some(moved.to);
+                let (before, after) = (Some(moved.from.to_string()), moved.to.to_string());
+                entry.values.push(ValueChange { field: "campaign_id".into(), before, after });
+                // The lead's own key names its identity, which is the new campaign's now.
+                let keyed = held.is_none_or(|h| h.contains_key(crate::ledger::identity::VARIABLE));
+                if keyed {
+                    let own = crate::ledger::identity::text(moved.key);
+                    request.variables.insert(crate::ledger::identity::VARIABLE.into(), own);
+                }
             }
             if *resume {
                 request.status = Some(LeadStatus::Created);
@@ -262,6 +273,12 @@ async fn send(client: &Client, lead_id: u64, request: &Request) -> Result<(), Cl
 /// What the ledger keeps of `change` once done.
 fn done_of(change: &Change) -> ChangeDone {
     match &change.action {
+        Action::Update { digest, phone, moved: Some(moved), .. } => ChangeDone::Moved {
+            key: moved.key,
+            campaign_id: moved.to,
+            digest: *digest,
+            phone: phone.clone(),
+        },
         Action::Update { digest, phone, .. } => {
             ChangeDone::Updated { digest: *digest, phone: phone.clone() }
         }
@@ -307,7 +324,7 @@ impl Applied {
             (ChangeDone::Deleted, Action::Stop(_)) => self.stopped += 1,
             // Found gone while updating it: the row makes a new lead next time.
             (ChangeDone::Deleted, _) => self.failed += 1,
-            (ChangeDone::Updated { .. }, _) => self.updated += 1,
+            (ChangeDone::Updated { .. } | ChangeDone::Moved { .. }, _) => self.updated += 1,
             (ChangeDone::Stopped, _) => self.stopped += 1,
         }
         self.entries.push(Entry { outcome, ..entry });

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::{MassRemoval, OnRemoved, OnSuppressed, Rules};
-use crate::ledger::identity::{RowKeys, contacts_digest, row_digest};
+use crate::ledger::identity::{RowKeys, Who, contacts_digest, identity_key, row_digest};
 use crate::ledger::{Ledger, LedgerError, Recorded};
 use crate::row::{RowReport, RowStatus};
 
@@ -51,15 +51,26 @@ pub struct Change {
 pub enum Action {
     /// The row now says something else: its variables (those set), its number (E.164);
     /// `resume`: a lead a sync stopped whose row is back (and may be called): called again.
+    /// `moved`: under an id column, the record's row now names another campaign.
     Update {
         phone: String,
         variables: Vec<(String, String)>,
         digest: u64,
         resume: bool,
+        moved: Option<Moved>,
     },
     /// No longer called (status `completed`).
     Stop(Why),
     Delete(Why),
+}
+
+/// A lead whose record (by the id column) moved to another campaign: the campaign it was in,
+/// the one it is in now, and its identity there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Moved {
+    pub from: u64,
+    pub to: u64,
+    pub key: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,10 +109,20 @@ pub struct Planner {
     seen: HashSet<u64>,
     valid: u64,
     plan: Plan,
+    /// The account's campaigns, where a record under an id column may have moved from.
+    campaigns: Vec<u64>,
+    /// Rows whose record's lead is in another campaign: a move, unless that record's row
+    /// there is still in the sheet (known once every row was read).
+    moves: Vec<(u64, Change)>,
 }
 
 impl Planner {
-    pub fn new(ledger: Ledger, rules: Rules, allow_duplicates: bool) -> Planner {
+    pub fn new(
+        ledger: Ledger,
+        rules: Rules,
+        allow_duplicates: bool,
+        campaigns: Vec<u64>,
+    ) -> Planner {
         let plan = Plan::default();
         Planner {
             ledger,
@@ -110,6 +131,8 @@ impl Planner {
             seen: HashSet::new(),
             valid: 0,
             plan,
+            campaigns,
+            moves: Vec::new(),
         }
     }
 
@@ -132,7 +155,10 @@ impl Planner {
 
     fn valid_row(&mut self, row: &RowReport, key: u64) -> Result<(), LedgerError> {
         let Some(recorded) = self.ledger.recorded(key)? else {
-            self.plan.new += 1;
+            match self.moved_from(row, key)? {
+                Some(moved) => self.moves.push(moved),
+                None => self.plan.new += 1,
+            }
             return Ok(());
         };
         self.secondary_numbers(row, key, recorded.contacts);
@@ -157,10 +183,55 @@ impl Planner {
             variables: variables.collect(),
             digest,
             resume: recorded.stopped,
+            moved: None,
         };
         let phone = recorded.phone;
         self.plan.changes.push(Change { key, lead_id, phone, row: Some(row.row), action });
         Ok(())
+    }
+
+    /// The lead a row's record had in another campaign, as the update that moves it there
+    /// (with the old identity, to be checked against the rest of the sheet).
+    fn moved_from(&self, row: &RowReport, key: u64) -> Result<Option<(u64, Change)>, LedgerError> {
+        let (Some(id), Some(to)) = (row.record_id.as_deref(), row.campaign_id) else {
+            return Ok(None);
+        };
+        if id.trim().is_empty() {
+            return Ok(None);
+        }
+        for &from in self.campaigns.iter().filter(|&&c| c != to) {
+            let old = identity_key(from, Who::Record(id));
+            let Some(recorded) = self.ledger.recorded(old)? else { continue };
+            let Some(lead_id) = recorded.lead_id.filter(|_| recorded.made) else { continue };
+            let variables = row.variables.iter().map(|(n, v)| (n.to_string(), v.to_string()));
+            let action = Action::Update {
+                phone: row.phone.clone().unwrap_or_default(),
+                variables: variables.collect(),
+                digest: row_digest(row),
+                resume: recorded.stopped,
+                moved: Some(Moved { from, to, key }),
+            };
+            let phone = recorded.phone;
+            return Ok(Some((
+                old,
+                Change { key: old, lead_id, phone, row: Some(row.row), action },
+            )));
+        }
+        Ok(None)
+    }
+
+    /// Moves whose old identity has no row left in the sheet are updates; the others new.
+    fn settle_moves(&mut self) {
+        for (old, change) in std::mem::take(&mut self.moves) {
+            if self.seen.contains(&old) {
+                self.plan.new += 1;
+                continue;
+            }
+            // Its old identity is this row now: never a removed one.
+            self.seen.insert(old);
+            self.plan.changed += 1;
+            self.plan.changes.push(change);
+        }
     }
 
     /// A row whose secondary numbers changed since its lead's row was last seen is said once;
@@ -206,6 +277,7 @@ impl Planner {
         dry: bool,
     ) -> Result<(Ledger, Plan), PlanError> {
         self.plan.in_doubt_before = self.ledger.changes_in_doubt()?;
+        self.settle_moves();
         self.removed(sources, read_whole)?;
         if !dry {
             self.ledger.set_baselines(&self.plan.baselines)?;

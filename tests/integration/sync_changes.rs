@@ -475,3 +475,32 @@ fn a_changed_secondary_number_is_a_warning_on_its_row_never_a_second_lead() {
     let (_, err, _) = sync(&case, &sb, &map, &args);
     assert!(!err.contains("secondary number"), "said once: {err}");
 }
+
+/// Under an id column, a record whose row now names another campaign moves its lead there:
+/// the same lead, its campaign updated, never a second lead, never a stop.
+#[test]
+fn with_an_id_column_a_changed_campaign_moves_the_lead() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let text = "phone = \"Telefon\"\ncampaign_column = \"Kampagne\"\nid = \"Kunden-Nr\"\non_removed = \"stop\"\n[variables]\ncustomer_name = \"Name\"\n";
+    let map = write(case.dir.path(), "mapping.toml", text);
+    let sheet = |second: &str| {
+        let text = format!(
+            "Kunden-Nr,Name,Telefon,Kampagne\nK-1,Ada,+4915180000001,10\nK-2,Ben,+4915180000002,{second}\n"
+        );
+        write(case.dir.path(), "export.csv", &text);
+    };
+    sheet("10");
+    sync(&case, &sb, &map, &[]);
+    let before = only(&by_number(&sb), "+4915180000002").id;
+    sheet("11");
+    let (code, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary), ((0, 1, 0, 0, 1), (1, 0, 0, 0)), "{summary}");
+    let found = by_number(&sb);
+    let ben = only(&found, "+4915180000002");
+    assert_eq!((ben.id, ben.campaign_id, ben.status.as_str()), (before, 11, "created"));
+    assert_eq!(found.values().map(Vec::len).sum::<usize>(), 2, "never a second lead");
+    let (_, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(counts(&summary).0, (0, 0, 0, 0, 2), "moved once: {err}");
+}

@@ -1,7 +1,8 @@
 //! Carrying out a sync's changes: each one written into the ledger before its request leaves
 //! and settled there after its answer. Every change is idempotent, so one whose answer was
-//! lost is sent again (up to three times here), and one still in doubt when the run ends
-//! stays begun in the ledger: the next sync finds its lead still differing and sends it again.
+//! lost is sent again (up to three times here); one still in doubt then is read back from the
+//! lead list, and one the list does not show done stays begun in the ledger: the next sync
+//! finds its lead still differing and sends it again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +11,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::plan::{Action, Change, Plan, Why};
-use crate::client::{Client, ClientError, LeadChange, LeadStatus, Variables};
+use crate::client::{Client, ClientError, Lead, LeadChange, LeadStatus, Variables};
 use crate::ledger::{ChangeDone, Ledger, LedgerError};
 
 /// Sends of one change before it is left in doubt for the next run.
@@ -85,6 +86,7 @@ pub async fn apply(
     tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "values before read");
     let gap = (pace.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / pace.rate));
     let mut next = tokio::time::Instant::now();
+    let mut doubted = Vec::new();
     for chunk in plan.changes.chunks(pace.concurrency.max(1)) {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -105,13 +107,18 @@ pub async fn apply(
             }
             let client = client.clone();
             let lead_id = change.lead_id;
-            requests.spawn(async move { (at, entry, send(&client, lead_id, &request).await) });
+            requests.spawn(async move {
+                let answer = send(&client, lead_id, &request).await;
+                (at, entry, request, answer)
+            });
         }
         while let Some(joined) = requests.join_next().await {
-            let (at, entry, answer) = joined.expect("a change's request does not panic");
-            settle(ledger, &chunk[at], entry, answer, &mut applied)?;
+            let (at, entry, request, answer) = joined.expect("a change's request does not panic");
+            let sent = Sent { change: &chunk[at], entry, request };
+            doubted.extend(settle(ledger, sent, answer, &mut applied)?);
         }
     }
+    read_back(client, ledger, doubted, &mut applied).await?;
     tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "changes sent");
     Ok(applied)
 }
@@ -288,31 +295,101 @@ fn done_of(change: &Change) -> ChangeDone {
 }
 
 /// Records the answer to `change`'s request in the ledger and the summary.
-fn settle(
-    ledger: &mut Ledger,
-    change: &Change,
+/// A change's request, sent.
+struct Sent<'a> {
+    change: &'a Change,
     entry: Entry,
+    request: Request,
+}
+
+/// A change still in doubt after every send, with what was said last.
+struct Doubted<'a> {
+    sent: Sent<'a>,
+    error: String,
+}
+
+/// Records the answer to a change's request in the ledger and the summary; a change still in
+/// doubt is handed back, to be read back from the lead list.
+fn settle<'a>(
+    ledger: &mut Ledger,
+    sent: Sent<'a>,
     answer: Result<(), ClientError>,
     applied: &mut Applied,
-) -> Result<(), LedgerError> {
+) -> Result<Option<Doubted<'a>>, LedgerError> {
+    let Sent { change, entry, .. } = &sent;
     let (done, outcome) = match answer {
         Ok(()) => (done_of(change), "done".to_string()),
         // Gone from the service (deleted by hand, or by an earlier try of this delete): the
         // identity is free again, and a row that still names it makes a new lead next time.
         Err(ClientError::LeadNotFound { .. }) => (ChangeDone::Deleted, GONE.into()),
         Err(e) if e.maybe_applied() || e.is_retryable() => {
-            // Left begun in the ledger: the next sync sends it again.
-            applied.failed += 1;
-            applied
-                .entries
-                .push(Entry { outcome: format!("in doubt, sent again next time: {e}"), ..entry });
-            return Ok(());
+            return Ok(Some(Doubted { error: e.to_string(), sent }));
         }
         Err(e) => (ChangeDone::Abandoned, format!("refused: {e}")),
     };
     ledger.change_done(change.key, &done)?;
-    applied.count(change, &done, entry, outcome);
+    applied.count(change, &done, entry.clone(), outcome);
+    Ok(None)
+}
+
+/// Reads the changes still in doubt back from the lead list (no read of one lead is
+/// documented), once for all: a change the list shows done is settled; the others stay begun
+/// in the ledger, and the next sync sends them again.
+async fn read_back(
+    client: &Client,
+    ledger: &mut Ledger,
+    doubted: Vec<Doubted<'_>>,
+    applied: &mut Applied,
+) -> Result<(), LedgerError> {
+    if doubted.is_empty() {
+        return Ok(());
+    }
+    let wanted: HashSet<u64> = doubted.iter().map(|d| d.sent.change.lead_id).collect();
+    let mut listed = HashMap::new();
+    let read = client
+        .for_each_lead(|lead| {
+            if wanted.contains(&lead.id) {
+                listed.insert(lead.id, lead);
+            }
+        })
+        .await;
+    for Doubted { sent: Sent { change, entry, request }, error } in doubted {
+        let lead = listed.get(&change.lead_id);
+        let shown = read.as_ref().ok().and_then(|()| shown_done(lead, &request));
+        let Some(gone) = shown else {
+            applied.failed += 1;
+            let outcome = format!("in doubt, sent again next time: {error}");
+            applied.entries.push(Entry { outcome, ..entry });
+            continue;
+        };
+        tracing::info!(lead = change.lead_id, "a change in doubt was read back from the lead list");
+        let (done, outcome) = match gone {
+            true if !matches!(request, Request::Delete) => (ChangeDone::Deleted, GONE.into()),
+            _ => (done_of(change), "done".to_string()),
+        };
+        ledger.change_done(change.key, &done)?;
+        applied.count(change, &done, entry, outcome);
+    }
     Ok(())
+}
+
+/// Whether the listed `lead` shows `request` done: `Some(false)` done, `Some(true)` the lead is
+/// gone (done, for a delete), `None` not shown.
+fn shown_done(lead: Option<&Lead>, request: &Request) -> Option<bool> {
+    let Some(lead) = lead else { return Some(true) };
+    let Request::Update(change) = request else { return None };
+    let held = |name: &str| lead.variables.get(name).map_or("", String::as_str);
+    let variables = change.variables.iter().all(|(name, value)| held(name) == value);
+    let phone = change.phone_number.as_ref().is_none_or(|p| *p == lead.phone_number);
+    let campaign = change.campaign_id.is_none_or(|c| c == lead.campaign_id);
+    let status = change.status.is_none_or(|s| status_text(s) == lead.status);
+    (variables && phone && campaign && status).then_some(false)
+}
+
+/// A status as the service spells it.
+fn status_text(status: LeadStatus) -> String {
+    let spelt = serde_json::to_value(status).ok();
+    spelt.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
 impl Applied {

@@ -504,3 +504,26 @@ fn with_an_id_column_a_changed_campaign_moves_the_lead() {
     let (_, err, summary) = sync(&case, &sb, &map, &[]);
     assert_eq!(counts(&summary).0, (0, 0, 0, 0, 2), "moved once: {err}");
 }
+
+/// Every update is stored and then answered 500: in doubt after every send. Read back from the
+/// lead list, each shows done, so the run reports it done and the next finds nothing to do.
+#[test]
+fn an_update_in_doubt_is_settled_by_reading_the_lead_back() {
+    let mut case = Case::new();
+    let sb = case.service(Faults::default());
+    let map = mapping(&case, "");
+    let mut rows = people(4);
+    export(&case, &rows);
+    sync(&case, &sb, &map, &[]);
+    drop(sb);
+    rows[1].1 = "Changed".into();
+    export(&case, &rows);
+    let sb = case.service(Faults { commit_fail_rate: 1.0, ..Faults::default() });
+    let (code, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(counts(&summary).1, (1, 0, 0, 0), "read back, done: {summary}");
+    assert_eq!(var(only(&by_number(&sb), &rows[1].3), "customer_name"), Some("Changed"));
+    let (_, err, summary) = sync(&case, &sb, &map, &[]);
+    assert_eq!(counts(&summary).0, (0, 0, 0, 0, 4), "{err}");
+    assert!(!err.contains("in doubt"), "nothing left in doubt: {err}");
+}

@@ -104,6 +104,10 @@ pub fn render_template_with(
         "\n# Carry every other column as a variable named after its header in snake_case."
     );
     let _ = writeln!(out, "carry_unmapped = {}", file.carry_unmapped);
+    let _ = writeln!(
+        out,
+        "\n# What `sync` does with a lead whose row left the sheet (keep, stop or delete), and with\n# one whose row now says do not call (stop or keep); at most max_removed removals a run\n# (default: 10% of the source's leads, at least 5).\n# on_removed = \"stop\"\n# on_suppressed = \"stop\"\n# max_removed = 20"
+    );
     // Last of the top-level keys: `[consent]` opens a table.
     write_guards(&mut out, file);
     let _ =

@@ -29,6 +29,7 @@ pub fn main() -> ExitCode {
         }
     };
     init_tracing(&args.global);
+    quiet_panics();
     let result = run(args);
     if let Err(e) = &result
         && !exit::is_broken_pipe(e)
@@ -58,6 +59,32 @@ async fn dispatch(command: &Command, config: &Config) -> anyhow::Result<Outcome>
         Command::Completions(a) => commands::completions::completions(a),
         Command::Man => commands::completions::man(),
     }
+}
+
+/// A panic's report as a person reads it, whatever `RUST_BACKTRACE` says. One a library raised
+/// on a damaged file and leadsync caught ([`crate::source::caught`]) is reported by its catch,
+/// as an error about the file: its own report goes to `-vv` only. Any other is a bug: one line
+/// that says so, with the backtrace at `-vv`.
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let place = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+        let place = place.unwrap_or_default();
+        if crate::source::caught::catching() {
+            tracing::debug!(%place, %message, "a library panicked on the input; caught");
+            return;
+        }
+        eprintln!(
+            "error: leadsync stopped on an internal error ({message}, at {place}); please report it with the command you ran"
+        );
+        let backtrace = std::backtrace::Backtrace::force_capture();
+        tracing::debug!(%backtrace, "the internal error's backtrace");
+    }));
 }
 
 /// Logs go to stderr: stdout carries data. `RUST_LOG` overrides `-v`.

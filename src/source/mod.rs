@@ -14,6 +14,7 @@
 //! workbook to the `limits` before calamine allocates anything for it (an XLSX's worksheets
 //! as calamine reads them, through `zip_guard`).
 
+pub mod caught;
 mod cell;
 mod cfb;
 mod csv;

@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::io::BufReader;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -97,7 +96,7 @@ fn open_book(
         super::ods_guard::check(path).map_err(corrupt)?;
     }
     let reader = BufReader::new(file);
-    let opened = catch_unwind(AssertUnwindSafe(|| match format {
+    let opened = super::caught::catch(|| match format {
         Format::Xls => {
             let mut options = XlsOptions::default();
             options.force_codepage = xls_codepage;
@@ -108,7 +107,7 @@ fn open_book(
         Format::Xlsx | Format::Xlsm | Format::Csv | Format::Tsv => {
             Xlsx::new(reader).map(Sheets::Xlsx).map_err(calamine::Error::Xlsx)
         }
-    }));
+    });
     match opened {
         Ok(Ok(book)) => Ok(book),
         Ok(Err(calamine::Error::Xls(XlsError::Password))) => {
@@ -158,8 +157,7 @@ fn first_sheet_with_data(
     let (visible, hidden): (Vec<_>, Vec<_>) =
         worksheets.partition(|s| s.visible == SheetVisible::Visible);
     for sheet in visible.into_iter().chain(hidden) {
-        let probed =
-            catch_unwind(AssertUnwindSafe(|| probe(book, &sheet.name, formula_errors, workbook)));
+        let probed = super::caught::catch(|| probe(book, &sheet.name, formula_errors, workbook));
         let read_error = |detail: String| SourceError::SheetRead {
             location: location.to_owned(),
             sheet: sheet.name.clone(),

@@ -10,7 +10,6 @@
 
 use std::fs::File;
 use std::io::BufReader;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -102,7 +101,7 @@ fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, 
     let mut out = Batches::new(tx);
     let Read { sheet, loaded, formula_errors, guard, path } = read;
     // Who reads the sheet: leadsync's own reader an XLSX worksheet, calamine the rest.
-    let read = catch_unwind(AssertUnwindSafe(|| match (&book, &loaded) {
+    let read = super::caught::catch(|| match (&book, &loaded) {
         (Sheets::Xlsx(wb), None) => {
             stream_xlsx(&path, &sheet, wb.has_1904_epoch(), &mut out, extent, &guard)
         }
@@ -110,7 +109,7 @@ fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, 
             let errors = formula_errors.as_deref();
             read_by_calamine(&mut book, &sheet, loaded, errors, &mut out, extent)
         }
-    }));
+    });
     let failure = match read {
         Ok(Ok(())) => None,
         Ok(Err(failure)) => Some(failure),

@@ -16,7 +16,6 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -163,7 +162,7 @@ impl Guard {
     /// Runs part `index`'s scan; a scan that died would leave calamine waiting for it
     /// forever, so its panic is published as damage to the part.
     fn scan_or_fail(&self, index: usize, scan: impl FnOnce(&Guard, usize)) {
-        if catch_unwind(AssertUnwindSafe(|| scan(self, index))).is_err() {
+        if super::caught::catch(|| scan(self, index)).is_err() {
             let failed = io::Error::other("the scan of the part failed");
             self.publish(index, Err(Failure::Damaged(failed)), 0);
         }

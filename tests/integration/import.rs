@@ -685,3 +685,27 @@ fn an_edits_file_changes_the_rows_as_read_and_leaves_the_sheet_as_it_is() {
         .expect_code(1);
     assert!(err.contains("bad.json") && err.contains("unknown field `rows`"), "{err}");
 }
+
+/// calamine panics on this damaged XLS (found by mutating the fixture). The panic is caught and
+/// said as one line about the file, whatever `RUST_BACKTRACE` says; `-vv` shows where it was.
+#[test]
+fn a_caught_library_panic_is_one_line_whatever_rust_backtrace_says() {
+    let file = fixture("panics_calamine.xls");
+    for backtrace in ["0", "1", "full"] {
+        let (_, err) = Cli::new()
+            .env("RUST_BACKTRACE", backtrace)
+            .args(["import"])
+            .args([&file])
+            .args(["--offline", "--campaign", "1", "--dry-run"])
+            .expect_code(1);
+        assert!(err.starts_with("error: ") && err.contains("panics_calamine.xls"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "RUST_BACKTRACE={backtrace}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+    }
+    let (_, err) = Cli::new()
+        .args(["-vv", "import"])
+        .args([&file])
+        .args(["--offline", "--campaign", "1", "--dry-run"])
+        .expect_code(1);
+    assert!(err.contains("a library panicked on the input; caught"), "{err}");
+}

@@ -13,7 +13,6 @@ mod leads;
 mod records;
 mod seeding;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -112,7 +111,7 @@ fn in_transaction<T>(
 /// A panicking job is a bug in one request; it must not take the database down for the rest.
 fn serve_jobs(mut conn: Connection, inbox: mpsc::Receiver<Job>) {
     for job in inbox {
-        if catch_unwind(AssertUnwindSafe(|| job(&mut conn))).is_err() {
+        if crate::source::caught::catch(|| job(&mut conn)).is_err() {
             tracing::error!("a sandbox database job panicked; its request got a 500");
         }
     }

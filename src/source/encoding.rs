@@ -5,7 +5,7 @@
 //! wins; a guess is reported, with how to override it.
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
-use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+use encoding_rs::{Encoding, MACINTOSH, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252};
 
 use super::SourceError;
 
@@ -128,7 +128,25 @@ fn sniff(body: &[u8], whole: bool, region: Option<&str>) -> (&'static Encoding, 
     detector.feed(body, whole);
     let tld = region.and_then(tld);
     let encoding = detector.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Allow);
+    if encoding == WINDOWS_1252 && reads_better_as_mac_roman(body) {
+        return (MACINTOSH, true);
+    }
     (encoding, encoding != UTF_8)
+}
+
+/// Letters of the languages Excel for Mac users write (German, French, Spanish, the Nordic
+/// ones): text that shows more of them read as Mac Roman than as Windows-1252 is Mac Roman.
+/// chardetng does not know Mac Roman, which Excel for Mac still writes for "CSV (Macintosh)";
+/// read as Windows-1252 it gives `JŸrgen MŸller`.
+const LATIN_LETTERS: &str = "äöüÄÖÜßéèêëàâáçôóòûúùîíïñÑœŒåÅæÆøØ";
+
+fn reads_better_as_mac_roman(body: &[u8]) -> bool {
+    let letters = |encoding: &'static Encoding| {
+        let (text, _) = encoding.decode_without_bom_handling(body);
+        text.chars().filter(|c| LATIN_LETTERS.contains(*c)).count()
+    };
+    let (mac, windows) = (letters(MACINTOSH), letters(WINDOWS_1252));
+    mac >= 2 && mac > windows * 2
 }
 
 #[cfg(test)]
@@ -173,6 +191,16 @@ mod tests {
         let french =
             b"Nom,Ville\nFran\xE7ois Lef\xE8vre,Besan\xE7on\nH\xE9l\xE8ne C\xF4t\xE9,Gen\xE8ve\n";
         assert_eq!(name(french), "windows-1252");
+    }
+
+    #[test]
+    fn mac_roman_from_excel_for_mac_is_recognised() {
+        // "Jürgen Müller;Köln;Grüße" and "Käthe Weiß;München" as Excel for Mac saves them.
+        let mac = b"Name;Stadt;Notiz\nJ\x9Frgen M\x9Fller;K\x9Aln;Gr\x9F\xA7e\nK\x8Athe Wei\xA7;M\x9Fnchen;sch\x9An\n";
+        assert_eq!(name(mac), "macintosh");
+        let text = decoded(mac, None);
+        assert!(text.contains("Jürgen Müller") && text.contains("Käthe Weiß"), "{text}");
+        assert!(detect("t", mac, true, None, None).unwrap().guessed, "said in the note");
     }
 
     #[test]

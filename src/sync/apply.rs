@@ -355,35 +355,36 @@ async fn read_back(
         .await;
     for Doubted { sent: Sent { change, entry, request }, error } in doubted {
         let lead = listed.get(&change.lead_id);
-        let shown = read.as_ref().ok().and_then(|()| shown_done(lead, &request));
-        let Some(gone) = shown else {
+        if read.is_err() || !shown_done(lead, &request) {
             applied.failed += 1;
             let outcome = format!("in doubt, sent again next time: {error}");
             applied.entries.push(Entry { outcome, ..entry });
             continue;
-        };
+        }
         tracing::info!(lead = change.lead_id, "a change in doubt was read back from the lead list");
-        let (done, outcome) = match gone {
-            true if !matches!(request, Request::Delete) => (ChangeDone::Deleted, GONE.into()),
-            _ => (done_of(change), "done".to_string()),
-        };
+        let done = done_of(change);
         ledger.change_done(change.key, &done)?;
-        applied.count(change, &done, entry, outcome);
+        applied.count(change, &done, entry, "done".into());
     }
     Ok(())
 }
 
-/// Whether the listed `lead` shows `request` done: `Some(false)` done, `Some(true)` the lead is
-/// gone (done, for a delete), `None` not shown.
-fn shown_done(lead: Option<&Lead>, request: &Request) -> Option<bool> {
-    let Some(lead) = lead else { return Some(true) };
-    let Request::Update(change) = request else { return None };
+/// Whether the listed `lead` shows `request` done: a deleted lead gone, an updated one with
+/// every field sent. A lead to update that the list does not hold stays in doubt: forgetting
+/// it on a list that missed it would let its row make a second lead (a lead gone for sure
+/// answers its update with a 404, which says so).
+fn shown_done(lead: Option<&Lead>, request: &Request) -> bool {
+    let (lead, change) = match (lead, request) {
+        (None, Request::Delete) => return true,
+        (Some(lead), Request::Update(change)) => (lead, change),
+        _ => return false,
+    };
     let held = |name: &str| lead.variables.get(name).map_or("", String::as_str);
     let variables = change.variables.iter().all(|(name, value)| held(name) == value);
     let phone = change.phone_number.as_ref().is_none_or(|p| *p == lead.phone_number);
     let campaign = change.campaign_id.is_none_or(|c| c == lead.campaign_id);
     let status = change.status.is_none_or(|s| status_text(s) == lead.status);
-    (variables && phone && campaign && status).then_some(false)
+    variables && phone && campaign && status
 }
 
 /// A status as the service spells it.
@@ -429,6 +430,24 @@ mod tests {
         // `note` is no mapped variable: a value added on the service is kept.
         assert_eq!(fields, vec![("city", "Bonn"), ("x", "")]);
         assert_eq!(sent[0].before.as_deref(), Some("Köln"));
+    }
+
+    #[test]
+    fn a_change_in_doubt_is_done_only_when_the_list_shows_it() {
+        let change = LeadChange {
+            status: Some(LeadStatus::Completed),
+            variables: held(&[("name", "Ada")]),
+            ..LeadChange::default()
+        };
+        let update = Request::Update(change);
+        let mut lead = Lead { variables: held(&[("name", "Ada")]), ..Lead::default() };
+        lead.status = "completed".into();
+        assert!(shown_done(Some(&lead), &update));
+        lead.status = "created".into();
+        assert!(!shown_done(Some(&lead), &update), "the status not set yet");
+        assert!(!shown_done(None, &update), "a lead the list misses stays in doubt");
+        assert!(shown_done(None, &Request::Delete));
+        assert!(!shown_done(Some(&lead), &Request::Delete));
     }
 
     #[test]

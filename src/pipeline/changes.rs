@@ -1,6 +1,7 @@
-//! A sync's two steps around the push: the plan, made before the first request by reading
+//! A sync's two steps before the push: the plan, made before the first request by reading
 //! the sheet once more and judging every row against the ledger (so the mass-removal guard
-//! refuses a run before anything is sent), and the changes, sent after the last create.
+//! refuses a run before anything is sent), and the changes, sent before the creates so each
+//! row's report can say what became of its lead.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -243,19 +243,27 @@ async fn values_before(client: &Client, changes: &[Change]) -> Option<HashMap<u6
     if wanted.is_empty() {
         return Some(HashMap::new());
     }
-    let mut held = HashMap::new();
-    let read = client.for_each_lead(|lead| {
-        if wanted.contains(&lead.id) {
-            held.insert(lead.id, lead.variables);
-        }
-    });
-    match read.await {
-        Ok(()) => Some(held),
+    match listed(client, &wanted).await {
+        Ok(leads) => Some(leads.into_iter().map(|(id, lead)| (id, lead.variables)).collect()),
         Err(e) => {
             tracing::warn!(error = %e, "lead list not read: every mapped variable is sent");
             None
         }
     }
+}
+
+/// The leads of `wanted` on the service, by id, in one pass of the lead list (no read of one
+/// lead is documented): only those stay in memory.
+async fn listed(client: &Client, wanted: &HashSet<u64>) -> Result<HashMap<u64, Lead>, ClientError> {
+    let mut found = HashMap::new();
+    client
+        .for_each_lead(|lead| {
+            if wanted.contains(&lead.id) {
+                found.insert(lead.id, lead);
+            }
+        })
+        .await?;
+    Ok(found)
 }
 
 /// Sends one request, again while its answer is in doubt or the service asks to wait.
@@ -345,17 +353,12 @@ async fn read_back(
         return Ok(());
     }
     let wanted: HashSet<u64> = doubted.iter().map(|d| d.sent.change.lead_id).collect();
-    let mut listed = HashMap::new();
-    let read = client
-        .for_each_lead(|lead| {
-            if wanted.contains(&lead.id) {
-                listed.insert(lead.id, lead);
-            }
-        })
-        .await;
+    // A list that cannot be read shows nothing done: every change stays in doubt.
+    let read = listed(client, &wanted).await;
     for Doubted { sent: Sent { change, entry, request }, error } in doubted {
-        let lead = listed.get(&change.lead_id);
-        if read.is_err() || !shown_done(lead, &request) {
+        let shown =
+            read.as_ref().is_ok_and(|leads| shown_done(leads.get(&change.lead_id), &request));
+        if !shown {
             applied.failed += 1;
             let outcome = format!("in doubt, sent again next time: {error}");
             applied.entries.push(Entry { outcome, ..entry });

@@ -342,6 +342,82 @@ mod tests {
         assert_eq!(Plan::default().line(), "0 new, 0 unchanged");
     }
 
+    use crate::ledger::identity::{RowKeys, row_digest};
+    use crate::ledger::{RunOrigin, Settled};
+    use crate::row::{Issue, IssueCode, Said};
+
+    fn person(i: u64, status: RowStatus) -> RowReport {
+        let mut row = RowReport::blank(i + 2, status);
+        row.phone = Some(format!("+4915111{i:04}"));
+        row.campaign_id = Some(10);
+        row
+    }
+
+    /// A ledger that made a lead for each of `n` people, from `leads.csv`.
+    fn ledger_of(dir: &std::path::Path, n: u64) -> Ledger {
+        let origin = RunOrigin { source: "leads.csv".into(), sheet: None, front: "sync".into() };
+        let mut ledger = Ledger::open(dir, "sandbox", origin).unwrap();
+        let mut keys = RowKeys::new(false);
+        let made: Vec<Settled> = (0..n)
+            .map(|i| {
+                let row = person(i, RowStatus::Valid);
+                Settled {
+                    key: keys.next(&row).unwrap(),
+                    campaign_id: 10,
+                    phone: row.phone.clone().unwrap(),
+                    lead_id: Some(100 + i),
+                    digest: row_digest(&row),
+                    made: true,
+                    contacts: 0,
+                    row: row.row,
+                    keep_origin: false,
+                }
+            })
+            .collect();
+        ledger.record(&made).unwrap();
+        ledger
+    }
+
+    fn planned(
+        ledger: Ledger,
+        rows: &[RowReport],
+        rules: Rules,
+        whole: bool,
+    ) -> Result<Plan, PlanError> {
+        let mut planner = Planner::new(ledger, rules, false, Vec::new());
+        rows.iter().for_each(|row| planner.row(row).unwrap());
+        planner.finish(&["leads.csv".into()], whole, true).map(|(_, plan)| plan)
+    }
+
+    /// Ten leads made; the sheet now holds the first two, and two more whose people said no.
+    #[test]
+    fn removals_are_guarded_refusals_are_not_and_a_partial_sheet_removes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let said_no = |i| {
+            let mut row = person(i, RowStatus::Skipped);
+            row.errors.push(Issue::said(IssueCode::Suppressed, None, Said::Excluded));
+            row
+        };
+        let rows =
+            [person(0, RowStatus::Valid), person(1, RowStatus::Valid), said_no(2), said_no(3)];
+        let stop = Rules { on_removed: OnRemoved::Stop, ..Rules::default() };
+        // Six removed rows are past the limit (5 of 10 leads): refused; the two who said no do not count.
+        let refused = planned(ledger_of(dir.path(), 10), &rows, stop.clone(), true);
+        assert!(matches!(refused, Err(PlanError::MassRemoval(MassRemoval { removing: 6, .. }))));
+        // Allowed: six stops for rows gone, two for people who said no.
+        let allowed = Rules { allow_mass_removal: true, ..stop.clone() };
+        let plan = planned(ledger_of(dir.path(), 10), &rows, allowed, true).unwrap();
+        assert_eq!((plan.to_stop, plan.unchanged), (8, 2));
+        // A sheet not read whole removes nothing; the people who said no are still stopped.
+        let plan = planned(ledger_of(dir.path(), 10), &rows, stop, false).unwrap();
+        assert_eq!(plan.to_stop, 2);
+        assert!(
+            plan.changes
+                .iter()
+                .all(|c| c.action == Action::Stop(Why::Refused(IssueCode::Suppressed)))
+        );
+    }
+
     #[test]
     fn the_removal_limit_is_a_tenth_of_the_sources_leads_at_least_five() {
         let rules = Rules::default();

@@ -420,7 +420,10 @@ fn the_browser_shows_the_plan_updates_changed_rows_and_asks_before_stopping() {
     finished(&ui, &cookie, &ui_send(&ui, &cookie, &check));
     assert_eq!(leads(&sb, ALICE).len(), 6);
 
-    write(case.dir.path(), "export.csv", &text.replace("Person 2,", "Persona Zwei,"));
+    // Week 2's export: a name corrected, and Person 5 no longer in it (the browser never
+    // removes a lead for a missing row).
+    let week2 = text.replace("Person 2,", "Persona Zwei,").replace("Person 5,+4915160000005\n", "");
+    write(case.dir.path(), "export.csv", &week2);
     let added = ui.send(ui.post("/never-call/add", &cookie).form(&[("number", "+4915160000004")]));
     assert!(added.status < 400, "{}", added.body);
     for stop in [false, true] {
@@ -440,6 +443,11 @@ fn the_browser_shows_the_plan_updates_changed_rows_and_asks_before_stopping() {
         assert_eq!(var(only(&found, "+4915160000002"), "customer_name"), Some("Persona Zwei"));
         let status = &only(&found, "+4915160000004").status;
         assert_eq!(status, if stop { "completed" } else { "created" }, "stopped only if asked");
+        assert_eq!(
+            only(&found, "+4915160000005").status,
+            "created",
+            "a missing row removes nothing"
+        );
     }
 }
 

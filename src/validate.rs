@@ -3,6 +3,7 @@
 //! [`RowChecker`] is pure per row, so several threads can run one each; [`Deduper`] sees rows in
 //! file order, because "duplicate of row 12" must name the earlier row whatever thread ran it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -16,7 +17,7 @@ use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
 use crate::mapping::{Columns, MappingFile, Plan, snake_case};
 use crate::phone::{PhoneParser, PhoneProblem};
 use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus, Said};
-use crate::source::Record;
+use crate::source::{Record, StoredNumber};
 
 /// The campaigns rows may name, from the service's live list.
 #[derive(Debug, Clone, Default)]
@@ -216,6 +217,7 @@ impl RowChecker {
     }
 
     pub fn check(&self, record: &Record) -> Checked {
+        let record = &*self.phones_as_stored(record);
         let cells = &record.cells;
         let mut report = RowReport {
             row: record.row,
@@ -298,6 +300,28 @@ impl RowChecker {
             RowRegion::Unknown(unknown) => (self.phones, Some(unknown)),
         };
         RowReading { parser, unknown_country }
+    }
+
+    /// The row with each phone cell whose number format changed its digits (`0.00`, `0%`)
+    /// holding the digits stored: a number is read from what was typed. A format that only
+    /// dresses the digits (`"+"0`, `00000000000`, `0### #######`) adds what a person reads
+    /// the number by, and stays. Every other cell keeps what a person sees.
+    fn phones_as_stored<'r>(&self, record: &'r Record) -> Cow<'r, Record> {
+        let contacts = self.plan.contacts.iter().map(|c| c.phone);
+        let is_phone = |c: usize| self.plan.phone_columns().chain(contacts.clone()).any(|p| p == c);
+        let changed = |s: &&StoredNumber| {
+            is_phone(s.column) && !dresses(record.cells.get(s.column).unwrap_or(""), &s.digits)
+        };
+        if !record.stored_numbers.iter().any(|s| changed(&s)) {
+            return Cow::Borrowed(record);
+        }
+        let mut cells: Vec<&str> = record.cells.iter().collect();
+        for stored in record.stored_numbers.iter().filter(changed) {
+            if let Some(cell) = cells.get_mut(stored.column) {
+                *cell = &stored.digits;
+            }
+        }
+        Cow::Owned(Record { cells: csv::StringRecord::from(cells), ..record.clone() })
     }
 
     /// The column the row's number comes from: the first phone column whose cell holds
@@ -596,6 +620,14 @@ impl Hasher for SplitMix {
     }
 }
 
+/// Whether `shown` says the stored whole number `digits` with only signs, spaces and leading
+/// zeros around it.
+fn dresses(shown: &str, digits: &str) -> bool {
+    let shown_digits: String = shown.chars().filter(char::is_ascii_digit).collect();
+    digits.bytes().all(|b| b.is_ascii_digit())
+        && shown_digits.trim_start_matches('0') == digits.trim_start_matches('0')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -607,6 +639,16 @@ mod tests {
             (3, "renewals ".to_string()),
             (4, "Café Été".to_string()),
         ])
+    }
+
+    #[test]
+    fn a_format_that_only_dresses_a_phone_s_digits_keeps_them() {
+        assert!(dresses("+4915112345678", "4915112345678"));
+        assert!(dresses("0151 12345678", "15112345678"));
+        assert!(dresses("015112345678", "15112345678"));
+        assert!(!dresses("4.915.112.345.678,00", "4915112345678"), "decimals add digits");
+        assert!(!dresses("12%", "0.12"), "a fraction is no phone");
+        assert!(!dresses("KD-00012", "13"));
     }
 
     #[test]

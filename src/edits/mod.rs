@@ -100,7 +100,7 @@ impl Edits {
     }
 
     /// Puts the edited cells into `record`. An edited cell is the person's text, so a
-    /// spreadsheet error that was in it is gone.
+    /// spreadsheet error or a stored number that was in it is gone.
     pub fn apply(&self, record: &mut Record) {
         let Some(edited) = self.cells.get(&record.row) else { return };
         let mut cells: Vec<String> = record.cells.iter().map(str::to_string).collect();
@@ -112,6 +112,7 @@ impl Edits {
         }
         record.cells = csv::StringRecord::from(cells);
         record.cell_errors.retain(|e| !edited.contains_key(&e.column));
+        record.stored_numbers.retain(|s| !edited.contains_key(&s.column));
     }
 
     /// What tells this run apart from the file's own: empty for no edits, so a run without
@@ -128,10 +129,10 @@ impl Edits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::CellError;
+    use crate::source::{CellError, StoredNumber};
 
     fn record(row: u64, cells: &[&str]) -> Record {
-        Record { row, cells: csv::StringRecord::from(cells.to_vec()), cell_errors: Vec::new() }
+        Record { row, cells: csv::StringRecord::from(cells.to_vec()), ..Record::default() }
     }
 
     #[test]
@@ -158,13 +159,19 @@ mod tests {
     }
 
     #[test]
-    fn an_edited_cell_holds_no_spreadsheet_error_any_more() {
+    fn an_edited_cell_holds_no_spreadsheet_error_or_stored_number_any_more() {
         let mut edits = Edits::default();
         edits.set_cell(2, 0, "Anna", "#N/A");
-        let mut row = record(2, &["#N/A"]);
+        edits.set_cell(2, 1, "0151 2345678", "1.512.345.678,00");
+        let mut row = record(2, &["#N/A", "1.512.345.678,00", "01067"]);
         row.cell_errors.push(CellError { column: 0, value: "#N/A".into() });
+        for (column, digits) in [(1, "1512345678"), (2, "1067")] {
+            row.stored_numbers.push(StoredNumber { column, digits: digits.into() });
+        }
         edits.apply(&mut row);
         assert!(row.cell_errors.is_empty());
+        assert_eq!(row.stored_number(1), None, "the person's text is the phone now");
+        assert_eq!(row.stored_number(2), Some("1067"), "an unedited cell keeps its digits");
     }
 
     #[test]

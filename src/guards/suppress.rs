@@ -47,7 +47,9 @@ impl SuppressionList {
         }
         for record in source.records() {
             let record = record?;
-            list.add(record.cells.get(column).unwrap_or(""), record.row, phones);
+            // A number is read from its stored digits, not from how a format shows it.
+            let cell = record.stored_number(column).or(record.cells.get(column));
+            list.add(cell.unwrap_or(""), record.row, phones);
         }
         list.numbers.sort_unstable();
         list.numbers.dedup();

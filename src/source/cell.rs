@@ -17,6 +17,11 @@ pub(super) enum Value<'a> {
     IsoDateTime(&'a str),
     IsoDuration(&'a str),
     Error(&'a CellErrorType),
+    /// A number as its format shows it (`01067`), beside the number stored (1067).
+    Shown {
+        text: &'a str,
+        stored: f64,
+    },
 }
 
 impl<'a> From<&'a Data> for Value<'a> {
@@ -69,8 +74,14 @@ pub(super) fn write(value: &Value<'_>, out: &mut String) -> bool {
         Value::Error(e) => {
             let _ = write!(out, "{e}");
         }
+        Value::Shown { text, .. } => out.push_str(text),
     }
     true
+}
+
+/// Appends a stored number as its digits (`4915112345678`), the form a phone is read from.
+pub(super) fn write_number(number: f64, out: &mut String) {
+    write_float(number, out);
 }
 
 /// Excel keeps 15 significant digits, so anything past them is binary noise (`0.1 + 0.2`):

@@ -233,7 +233,7 @@ mod tests {
             .map(|(i, cells)| Record {
                 row: i as u64 + 1,
                 cells: ::csv::StringRecord::from(cells.to_vec()),
-                cell_errors: Vec::new(),
+                ..Record::default()
             })
             .collect()
     }

@@ -29,6 +29,7 @@ mod kind;
 mod limits;
 mod ods_guard;
 mod ods_tally;
+mod shown;
 mod xls_formats;
 mod xlsx;
 mod sheet;
@@ -122,7 +123,7 @@ impl fmt::Display for Format {
 }
 
 /// One row of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Record {
     /// The row number Excel shows: the header is row 1 unless titles or blank rows precede it.
     pub row: u64,
@@ -130,13 +131,30 @@ pub struct Record {
     pub cells: ::csv::StringRecord,
     /// Cells holding a spreadsheet error (`#N/A`, `#DIV/0!`); their text stays in `cells`.
     pub cell_errors: Vec<CellError>,
+    /// Numbers whose cell format shows them otherwise than their digits (`01067` for 1067):
+    /// `cells` has what a person sees, this the digits stored, which a phone is read from.
+    pub stored_numbers: Vec<StoredNumber>,
 }
 
 impl Record {
+    /// The digits stored in the cell at `column` when its format shows them otherwise.
+    pub fn stored_number(&self, column: usize) -> Option<&str> {
+        self.stored_numbers.iter().find(|s| s.column == column).map(|s| s.digits.as_str())
+    }
+
     /// True when no cell holds anything but whitespace.
     pub fn is_blank(&self) -> bool {
         self.cells.iter().all(|c| c.trim().is_empty())
     }
+}
+
+/// A number cell shown otherwise than its digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredNumber {
+    /// 0-based index into `Record::cells`.
+    pub column: usize,
+    /// The number as stored, written as typed: `1067`, `4915112345678`.
+    pub digits: String,
 }
 
 /// A cell whose value is a spreadsheet error.
@@ -247,7 +265,8 @@ impl Source {
     ) -> Result<Source, SourceError> {
         let extent = Extent::new(Unit::Rows, 0);
         let selector = opts.sheet.as_ref();
-        let opened = sheet::open(path, &location, format, selector, hints, extent.clone())?;
+        let region = opts.region.as_deref();
+        let opened = sheet::open(path, &location, format, selector, hints, region, extent.clone())?;
         let source = Source {
             location,
             format,

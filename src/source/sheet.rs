@@ -51,6 +51,7 @@ pub(super) fn open(
     format: Format,
     selector: Option<&SheetSelector>,
     hints: Hints,
+    region: Option<&str>,
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
     let guard = hints.guard.unwrap_or_default();
@@ -78,6 +79,7 @@ pub(super) fn open(
         formula_errors: hints.xlsb_formula_errors.then(|| path.to_owned()),
         guard,
         path: path.to_owned(),
+        marks: super::shown::marks(region),
     };
     let rows = SheetRows::spawn(book, location, read, extent)?;
     Ok(SheetSource { sheet, position, names, rows })
@@ -207,7 +209,8 @@ fn xlsx_has_value(path: &Path, sheet: &str, is_1904: bool, guard: &Guard) -> Res
         found = !matches!(value, Value::Empty);
         !found
     };
-    match super::xlsx::read_sheet(path, sheet, is_1904, |_| {}, cell) {
+    let marks = ssfmt::FormatOptions::default();
+    match super::xlsx::read_sheet(path, sheet, is_1904, &marks, |_| {}, cell) {
         Ok(()) => Ok(found),
         Err(failure) => Err(guard.keep(failure).1),
     }

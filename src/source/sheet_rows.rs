@@ -24,7 +24,7 @@ use super::sheet::{Book, PANIC_DETAIL};
 use super::xlsb_errors;
 use super::xlsx;
 use super::zip_guard::Guard;
-use super::{Extent, Record, SourceError};
+use super::{Extent, Record, SourceError, StoredNumber};
 
 type Batch = Result<Vec<Record>, SourceError>;
 
@@ -94,16 +94,19 @@ pub(super) struct Read {
     pub guard: Arc<Guard>,
     /// The workbook's file, which an XLSX worksheet is read from by `xlsx`.
     pub path: PathBuf,
+    /// The decimal mark and grouping of the run's region, for numbers shown as formatted.
+    pub marks: ssfmt::FormatOptions,
 }
 
 /// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
 fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
-    let Read { sheet, loaded, formula_errors, guard, path } = read;
+    let Read { sheet, loaded, formula_errors, guard, path, marks } = read;
     // Who reads the sheet: leadsync's own reader an XLSX worksheet, calamine the rest.
     let read = super::caught::catch(|| match (&book, &loaded) {
         (Sheets::Xlsx(wb), None) => {
-            stream_xlsx(&path, &sheet, wb.has_1904_epoch(), &mut out, extent, &guard)
+            let is_1904 = wb.has_1904_epoch();
+            stream_xlsx(&path, &sheet, is_1904, &marks, &mut out, extent, &guard)
         }
         _ => {
             let errors = formula_errors.as_deref();
@@ -166,6 +169,7 @@ fn stream_xlsx(
     path: &Path,
     sheet: &str,
     is_1904: bool,
+    marks: &ssfmt::FormatOptions,
     out: &mut Batches,
     extent: &Extent,
     guard: &Guard,
@@ -182,7 +186,7 @@ fn stream_xlsx(
         open = row.add(r, c, value, out);
         open
     };
-    xlsx::read_sheet(path, sheet, is_1904, start, cell).map_err(|e| guard.keep(e))?;
+    xlsx::read_sheet(path, sheet, is_1904, marks, start, cell).map_err(|e| guard.keep(e))?;
     if open {
         out.push(row.take());
     }
@@ -267,8 +271,9 @@ struct RowBuilder {
     index: u32,
     offset: u32,
     text: String,
-    /// Column (relative to `offset`), start and end of each cell's text in `text`.
-    spans: Vec<(u32, usize, usize)>,
+    /// Column (relative to `offset`), start and end of each cell's text in `text`, and the
+    /// number stored when a format shows it otherwise.
+    spans: Vec<(u32, usize, usize, Option<f64>)>,
 }
 
 impl RowBuilder {
@@ -300,7 +305,11 @@ impl RowBuilder {
         };
         let start = self.text.len();
         if cell::write(value, &mut self.text) {
-            self.spans.push((column, start, self.text.len()));
+            let stored = match value {
+                Value::Shown { stored, .. } => Some(*stored),
+                _ => None,
+            };
+            self.spans.push((column, start, self.text.len(), stored));
         }
     }
 
@@ -314,19 +323,29 @@ impl RowBuilder {
         }
         let width = self.spans.last().map_or(0, |s| s.0 as usize + 1);
         let mut cells = StringRecord::with_capacity(self.text.len(), width);
-        for &(column, start, end) in &self.spans {
+        let mut stored_numbers = Vec::new();
+        for &(column, start, end, stored) in &self.spans {
             while cells.len() < column as usize {
                 cells.push_field("");
             }
             if cells.len() == column as usize {
                 cells.push_field(&self.text[start..end]);
+                if let Some(number) = stored {
+                    stored_numbers.push(stored_number(column as usize, number));
+                }
             }
         }
         self.text.clear();
         self.spans.clear();
         let cell_errors = error_literals(&cells);
-        Some(Record { row: self.excel_row(), cells, cell_errors })
+        Some(Record { row: self.excel_row(), cells, cell_errors, stored_numbers })
     }
+}
+
+fn stored_number(column: usize, number: f64) -> StoredNumber {
+    let mut digits = String::new();
+    cell::write_number(number, &mut digits);
+    StoredNumber { column, digits }
 }
 
 /// Collects records into batches for the channel; notices when the reader has gone away.

@@ -139,3 +139,94 @@ fn a_campaign_column_naming_no_campaign_of_the_account_is_not_the_campaign() {
     assert!(!text.contains("unknown_campaign") && !text.contains("missing_campaign"), "{text}");
     assert_eq!(json["rows"][0]["variables"]["kampagne"], "Frühjahr 2025 Bestandskunden");
 }
+
+/// A workbook as a German sales-ops person keeps one: numbers stored as numbers, dressed by
+/// their number formats. Each cell is (text or number, format).
+fn formatted_workbook(dir: &Path) -> PathBuf {
+    use rust_xlsxwriter::{Format, Workbook};
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let headers = ["Name", "Telefon", "PLZ", "Kundennummer", "Rabatt", "Umsatz", "Menge"];
+    for (c, header) in headers.iter().enumerate() {
+        sheet.write_string(0, c as u16, *header).unwrap();
+    }
+    let rows: [(&str, [(f64, &str); 6]); 3] = [
+        (
+            "Anna",
+            [
+                (4_915_112_345_678.0, "\"+\"0"),
+                (1067.0, "00000"),
+                (12.0, "\"KD-\"00000"),
+                (0.125, "0.0%"),
+                (1234.5, "#,##0.00\\ \"€\""),
+                (3.0, "General"),
+            ],
+        ),
+        (
+            "Ben",
+            [
+                (15_112_345_679.0, "0### #######"),
+                (80331.0, "00000"),
+                (4711.0, "\"KD-\"00000"),
+                (0.5, "0%"),
+                (-20.0, "#,##0.00\\ \"€\";[Red]\\-#,##0.00\\ \"€\""),
+                (2.5, "0.00E+00"),
+            ],
+        ),
+        (
+            "Cem",
+            [
+                (4_915_112_345_670.0, "#,##0.00"),
+                (1.0, "00000"),
+                (1.0, "0"),
+                (1.0, "0%"),
+                (1.0, "0.00"),
+                (1.0, "0"),
+            ],
+        ),
+    ];
+    for (r, (name, numbers)) in rows.iter().enumerate() {
+        let r = r as u32 + 1;
+        sheet.write_string(r, 0, *name).unwrap();
+        for (c, (number, code)) in numbers.iter().enumerate() {
+            let format = Format::new().set_num_format(*code);
+            sheet.write_number_with_format(r, c as u16 + 1, *number, &format).unwrap();
+        }
+    }
+    let path = dir.join("formatted.xlsx");
+    book.save(&path).unwrap();
+    path
+}
+
+/// Postcode 01067 stored as 1067 under `00000` was sent as `1067`: a person sees the format's
+/// text, so the service gets it, with the region's decimal mark. A phone is read from the
+/// digits stored, with only what a format adds around them (a plus, a leading zero, spaces).
+#[test]
+fn numbers_are_read_as_their_number_format_shows_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = formatted_workbook(dir.path());
+    let (report, err) = dry_run(&file, &[], 0);
+    let anna = &report["rows"][0];
+    assert_eq!(anna["phone"], "+4915112345678", "{report}\n{err}");
+    let variables = &anna["variables"];
+    assert_eq!(variables["plz"], "01067", "{report}");
+    assert_eq!(variables["kundennummer"], "KD-00012", "{report}");
+    assert_eq!(variables["rabatt"], "12,5%", "{report}");
+    assert_eq!(variables["umsatz"], "1.234,50 €", "{report}");
+    assert_eq!(variables["menge"], "3", "General keeps the digits: {report}");
+    let ben = &report["rows"][1];
+    assert_eq!(ben["phone"], "+4915112345679", "the stored digits, not `1511 2345679`: {report}");
+    assert_eq!(ben["variables"]["plz"], "80331", "{report}");
+    assert_eq!(ben["variables"]["rabatt"], "50%", "{report}");
+    assert_eq!(ben["variables"]["umsatz"], "-20,00 €", "{report}");
+    assert_eq!(ben["variables"]["menge"], "2.5", "scientific notation keeps the digits: {report}");
+    let cem = &report["rows"][2];
+    assert_eq!(cem["phone"], "+4915112345670", "not `4.915.112.345.670,00`: {report}");
+    assert_eq!(cem["variables"]["umsatz"], "1,00", "{report}");
+
+    // A British run shows British marks (and reads Ben's national number as British: rejected).
+    let (report, _) = dry_run(&file, &["--region", "GB"], 3);
+    assert_eq!(report["rows"][0]["phone"], "+4915112345678", "`\"+\"0` gives the plus: {report}");
+    assert_eq!(report["rows"][0]["variables"]["rabatt"], "12.5%", "{report}");
+    assert_eq!(report["rows"][0]["variables"]["umsatz"], "1,234.50 €", "{report}");
+}

@@ -22,12 +22,15 @@ use std::path::Path;
 
 use calamine::{CellErrorType, Dimensions, ExcelDateTime, ExcelDateTimeType};
 
+use ssfmt::FormatOptions;
+
 use super::cell::Value;
 use super::limits::{self, Limit};
+use super::shown;
 use super::xls_formats::Kind as Shown;
 use markup::{Markup, Token, attributes};
 use text::{read_string, unexpected_end};
-use workbook::Package;
+use workbook::{Package, Styles};
 
 /// Why a sheet could not be read: the row it happened in, when there was one, and what
 /// happened; or the limit the sheet went past.
@@ -54,6 +57,7 @@ pub(super) fn read_sheet(
     path: &Path,
     sheet: &str,
     is_1904: bool,
+    marks: &FormatOptions,
     start: impl FnOnce(Dimensions),
     cell: impl FnMut(u32, u32, &Value<'_>) -> bool,
 ) -> Result<(), Failure> {
@@ -67,27 +71,31 @@ pub(super) fn read_sheet(
     drop(package);
     let inflated = inflate::Inflated::start(path.to_owned(), part.clone()).map_err(no_row)?;
     let xml = Markup::new(inflated, &part);
-    let book = Book { strings, styles, is_1904 };
+    let book = Book { strings, styles, is_1904, marks };
     let mut cells = Cells::new(xml, &book);
     start(cells.dimensions().map_err(no_row)?);
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
 /// What the cells refer to.
-struct Book {
+struct Book<'m> {
     strings: Vec<String>,
-    styles: Vec<Shown>,
+    styles: Styles,
     is_1904: bool,
+    /// The decimal mark and grouping numbers are shown with (`shown::marks`).
+    marks: &'m FormatOptions,
 }
 
 struct Cells<'b, R> {
     xml: Markup<R>,
-    book: &'b Book,
+    book: &'b Book<'b>,
     /// Where the next cell without a reference goes, as calamine counts.
     row: u32,
     column: u32,
     text: String,
     run: String,
+    /// A number as its format shows it.
+    shown: String,
     /// The `t` of a cell whose type is unknown, for the error.
     unknown: String,
     /// The name of a child element being skipped.
@@ -136,13 +144,15 @@ enum Held {
     Text,
     Shared(usize),
     Float(f64, Option<Shown>),
+    /// A number its format shows otherwise than its digits, the text in `shown`.
+    Shown(f64),
     Bool(bool),
     Error(CellErrorType),
     IsoDate,
 }
 
 impl<'b, R: Read> Cells<'b, R> {
-    fn new(xml: Markup<R>, book: &'b Book) -> Cells<'b, R> {
+    fn new(xml: Markup<R>, book: &'b Book<'b>) -> Cells<'b, R> {
         Cells {
             xml,
             book,
@@ -150,6 +160,7 @@ impl<'b, R: Read> Cells<'b, R> {
             column: 0,
             text: String::new(),
             run: String::new(),
+            shown: String::new(),
             unknown: String::new(),
             other: Vec::new(),
         }
@@ -348,10 +359,15 @@ impl<'b, R: Read> Cells<'b, R> {
             Kind::Number | Kind::Unset => match v.parse::<f64>() {
                 Ok(number) => {
                     let shown = match style {
-                        Some(id) => self.book.styles.get(id).copied(),
+                        Some(id) => self.book.styles.kinds.get(id).copied(),
                         None => Some(Shown::Number),
                     };
-                    Held::Float(number, shown)
+                    let book = self.book;
+                    let format = style.and_then(|id| book.styles.number_format(id));
+                    match format.filter(|_| shown == Some(Shown::Number)) {
+                        Some(format) if self.show(number, format) => Held::Shown(number),
+                        _ => Held::Float(number, shown),
+                    }
                 }
                 Err(_) if kind == Kind::Unset => Held::Text,
                 Err(e) => return Err(invalid(format!("`{v}` is not a number: {e}"))),
@@ -359,6 +375,12 @@ impl<'b, R: Read> Cells<'b, R> {
             Kind::Inline => Held::Empty,
             Kind::Unknown => return Err(invalid(format!("unknown cell type `{}`", self.unknown))),
         })
+    }
+
+    /// Writes `number` as `format` shows it into `shown`; false when its digits say it better.
+    fn show(&mut self, number: f64, format: &ssfmt::NumberFormat) -> bool {
+        self.shown.clear();
+        shown::render(number, format, self.book.marks, &mut self.shown)
     }
 
     fn borrow<'a>(&'a self, held: &'a Held) -> Value<'a> {
@@ -377,6 +399,7 @@ impl<'b, R: Read> Cells<'b, R> {
                 self.book.is_1904,
             )),
             Held::Float(number, _) => Value::Float(*number),
+            Held::Shown(number) => Value::Shown { text: &self.shown, stored: *number },
             Held::Bool(b) => Value::Bool(*b),
             Held::Error(e) => Value::Error(e),
             Held::IsoDate => Value::IsoDateTime(&self.text),

@@ -34,9 +34,15 @@ fn by_leadsync(path: &Path, sheet: &str, is_1904: bool) -> Read {
         path,
         sheet,
         is_1904,
+        &ssfmt::FormatOptions::default(),
         |_| {},
         |r, c, value| {
             let mut text = String::new();
+            // calamine, the reference, has the stored number.
+            let value = match value {
+                cell::Value::Shown { stored, .. } => &cell::Value::Float(*stored),
+                value => value,
+            };
             if cell::write(value, &mut text) {
                 out.push((r, c, text));
             }
@@ -177,6 +183,7 @@ fn damaged_sheets_are_errors_with_their_row() {
             &path,
             "Leads & more",
             false,
+            &ssfmt::FormatOptions::default(),
             |_| {},
             |_, _, _| {
                 rows += 1;

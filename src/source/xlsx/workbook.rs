@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Seek};
 
+use super::super::shown;
 use super::super::xls_formats::{Kind as Shown, builtin_kind, kind};
 use super::markup::{Markup, Token, attribute};
 use super::text::{attribute_text, read_string};
@@ -123,10 +124,10 @@ impl<R: Read + Seek> Package<R> {
     }
 
     /// How each cell style (`cellXfs`, by index) shows a number.
-    pub(super) fn styles(&mut self) -> io::Result<Vec<Shown>> {
+    pub(super) fn styles(&mut self) -> io::Result<Styles> {
         let path = format!("{}styles.xml", self.folder);
-        let Some(mut xml) = self.part(&path)? else { return Ok(Vec::new()) };
-        let (mut formats, mut shown) = (HashMap::new(), Vec::new());
+        let Some(mut xml) = self.part(&path)? else { return Ok(Styles::default()) };
+        let (mut formats, mut styles) = (HashMap::new(), Styles::default());
         let mut section: Option<&'static [u8]> = None;
         while let Some(token) = xml.next_token()? {
             match token {
@@ -141,17 +142,55 @@ impl<R: Read + Seek> Package<R> {
                     }
                 }
                 Token::Start { name: b"xf", attrs, .. } if section == Some(b"cellXfs") => {
-                    shown.push(attribute(attrs, b"numFmtId").map_or(Shown::Number, |id| {
-                        match formats.get(id) {
-                            Some(code) => kind(code),
-                            None => builtin_id(id).map_or(Shown::Number, builtin_kind),
-                        }
-                    }));
+                    let id = attribute(attrs, b"numFmtId");
+                    let custom = id.and_then(|id| formats.get(id));
+                    let builtin = id.and_then(builtin_id);
+                    styles.kinds.push(match (custom, builtin) {
+                        (Some(code), _) => kind(code),
+                        (None, Some(builtin)) => builtin_kind(builtin),
+                        (None, None) => Shown::Number,
+                    });
+                    let code = custom.map(String::as_str);
+                    let code = code
+                        .or_else(|| builtin.and_then(|id| ssfmt::format_code_from_id(id.into())));
+                    let format = code.and_then(|code| styles.compiled(code));
+                    styles.number_formats.push(format);
                 }
                 _ => {}
             }
         }
-        Ok(shown)
+        Ok(styles)
+    }
+}
+
+/// How each cell style (by index) shows a number: its kind, and the format a number of the
+/// kind `Number` is shown in when that format carries meaning (`shown::compile`).
+#[derive(Default)]
+pub(in super::super) struct Styles {
+    pub kinds: Vec<Shown>,
+    number_formats: Vec<Option<usize>>,
+    compiled: Vec<ssfmt::NumberFormat>,
+    /// Each format code compiled once, however many styles use it: its index in `compiled`.
+    known: HashMap<String, Option<usize>>,
+}
+
+impl Styles {
+    /// The format numbers of style `style` are shown in, if it changes how they read.
+    pub(in super::super) fn number_format(&self, style: usize) -> Option<&ssfmt::NumberFormat> {
+        let index = (*self.number_formats.get(style)?)?;
+        self.compiled.get(index)
+    }
+
+    fn compiled(&mut self, code: &str) -> Option<usize> {
+        if let Some(known) = self.known.get(code) {
+            return *known;
+        }
+        let index = shown::compile(code).map(|format| {
+            self.compiled.push(format);
+            self.compiled.len() - 1
+        });
+        self.known.insert(code.to_owned(), index);
+        index
     }
 }
 
@@ -178,6 +217,10 @@ mod tests {
 
     /// A workbook of only a styles part, for `Package::styles`.
     fn styles(xml: &str) -> Vec<Shown> {
+        styles_of(xml).kinds
+    }
+
+    fn styles_of(xml: &str) -> Styles {
         use std::io::Write;
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         zip.start_file("_rels/.rels", zip::write::SimpleFileOptions::default()).unwrap();

@@ -17,7 +17,7 @@ use crate::guards::{Guards, NumberType, RowRegion, UnknownCountry, Verdict};
 use crate::mapping::{Columns, MappingFile, Plan, snake_case};
 use crate::phone::{PhoneParser, PhoneProblem};
 use crate::row::{ContactReport, Issue, IssueCode, RowReport, RowStatus, Said};
-use crate::source::{Record, StoredNumber};
+use crate::source::{Hidden, Record, StoredNumber};
 
 /// The campaigns rows may name, from the service's live list.
 #[derive(Debug, Clone, Default)]
@@ -217,6 +217,27 @@ impl RowChecker {
     }
 
     pub fn check(&self, record: &Record) -> Checked {
+        match record.hidden.filter(|_| !self.plan.read_hidden) {
+            Some(hidden) => self.hidden(record, hidden),
+            None => self.judge(record),
+        }
+    }
+
+    /// A row hidden in the workbook: judged as any row, so its page shows what it would send,
+    /// then skipped with why a person does not see it. It takes no part in deduplication, and a
+    /// sync leaves its lead as it is (the row is still in the sheet).
+    fn hidden(&self, record: &Record, hidden: Hidden) -> Checked {
+        let mut report = self.judge(record).report;
+        let (code, said) = match hidden {
+            Hidden::Row => (IssueCode::HiddenRow, Said::HiddenRow),
+            Hidden::Filtered => (IssueCode::FilteredOut, Said::FilteredOut),
+        };
+        report.status = RowStatus::Skipped;
+        report.errors = vec![Issue::said(code, None, said)];
+        Checked { report, key: None }
+    }
+
+    fn judge(&self, record: &Record) -> Checked {
         let record = &*self.phones_as_stored(record);
         let cells = &record.cells;
         let mut report = RowReport {
@@ -276,7 +297,7 @@ impl RowChecker {
     /// send, then skipped with the one reason `excluded`. It takes no part in deduplication:
     /// a later row of the same number is the one sent.
     pub fn excluded(&self, record: &Record) -> Checked {
-        let mut report = self.check(record).report;
+        let mut report = self.judge(record).report;
         report.status = RowStatus::Skipped;
         report.errors = vec![Issue::said(IssueCode::Excluded, None, Said::Excluded)];
         Checked { report, key: None }

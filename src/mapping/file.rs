@@ -93,6 +93,21 @@ pub struct MappingFile {
     /// default: 10% of them, at least 5. More refuses the run (`--allow-mass-removal`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_removed: Option<u64>,
+    /// Rows hidden in a workbook, by hand or by its autofilter: `skip` (the default: a person
+    /// does not see them, so they are not sent) or `read`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_rows: Option<HiddenRows>,
+}
+
+/// What a run does with rows hidden in the workbook.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HiddenRows {
+    /// Skipped, each with its reason (`hidden_row`, `filtered_out`).
+    #[default]
+    Skip,
+    /// Read as any other row.
+    Read,
 }
 
 /// What a sync does with a lead whose row left the sheet.

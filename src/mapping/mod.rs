@@ -11,8 +11,9 @@ mod template;
 use unicode_normalization::UnicodeNormalization;
 
 pub use file::{
-    AssistantRef, CampaignRef, Columns, ContactSpec, ContactTable, MappingFile, MappingFileError,
-    MissingVariables, OnRemoved, OnSuppressed, PhoneColumns, SheetRef, parse_delimiter,
+    AssistantRef, CampaignRef, Columns, ContactSpec, ContactTable, HiddenRows, MappingFile,
+    MappingFileError, MissingVariables, OnRemoved, OnSuppressed, PhoneColumns, SheetRef,
+    parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use infer::{infer, infer_from};
@@ -42,6 +43,8 @@ pub struct Plan {
     pub region: String,
     /// The column of the CRM's record id, when the mapping names one (`id = "…"`).
     pub record_id: Option<usize>,
+    /// Whether rows hidden in the workbook are read (`hidden_rows = "read"`) or skipped.
+    pub read_hidden: bool,
 }
 
 impl Plan {
@@ -69,6 +72,9 @@ impl std::fmt::Debug for Plan {
             .field("region", &self.region);
         if let Some(id) = self.record_id {
             plan.field("record_id", &id);
+        }
+        if self.read_hidden {
+            plan.field("read_hidden", &true);
         }
         plan.finish()
     }
@@ -228,6 +234,7 @@ impl MappingFile {
             contacts,
             region,
             record_id,
+            read_hidden: self.hidden_rows == Some(HiddenRows::Read),
         })
     }
 

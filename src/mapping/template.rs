@@ -109,6 +109,10 @@ pub fn render_template_with(
         out,
         "\n# What `sync` does with a lead whose row left the sheet (keep, stop or delete), and with\n# one whose row now says do not call (stop or keep); at most max_removed removals a run\n# (default: 10% of the source's leads, at least 5).\n# on_removed = \"stop\"\n# on_suppressed = \"stop\"\n# max_removed = 20"
     );
+    let _ = writeln!(
+        out,
+        "\n# Rows hidden in a workbook (by hand or by its filter) are skipped; \"read\" sends them.\n# hidden_rows = \"read\""
+    );
     // Last of the top-level keys: `[consent]` opens a table.
     write_guards(&mut out, file);
     let _ =

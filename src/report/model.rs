@@ -26,6 +26,10 @@ pub struct Summary {
     /// when there are any.
     #[serde(skip_serializing_if = "is_zero")]
     pub excluded: u64,
+    /// Skipped because the workbook hides them (by hand or by its autofilter); written only
+    /// when there are any.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -54,6 +58,7 @@ impl Summary {
             RowStatus::Duplicate => &mut self.duplicates,
             RowStatus::Skipped if row.is_do_not_call() => &mut self.do_not_call,
             RowStatus::Skipped if row.is_excluded() => &mut self.excluded,
+            RowStatus::Skipped if row.is_hidden() => &mut self.hidden,
             RowStatus::Skipped => &mut self.skipped_existing,
             RowStatus::Failed => &mut self.failed,
             RowStatus::NotSent => &mut self.not_sent,

@@ -179,6 +179,7 @@ fn counts(summary: &Summary, run: &RunInfo, lang: Lang) -> String {
         summary.failed,
         summary.not_sent,
         summary.excluded,
+        summary.hidden,
     ];
     let named: Vec<_> = values
         .iter()
@@ -205,7 +206,7 @@ fn counts(summary: &Summary, run: &RunInfo, lang: Lang) -> String {
 }
 
 /// What each count is, in the order of [`counts`]' values.
-fn count_words_en(summary: &Summary, run: &RunInfo) -> [&'static str; 9] {
+fn count_words_en(summary: &Summary, run: &RunInfo) -> [&'static str; 10] {
     [
         "created",
         if run.dry_run { "valid" } else { "valid, not sent" },
@@ -216,10 +217,11 @@ fn count_words_en(summary: &Summary, run: &RunInfo) -> [&'static str; 9] {
         "failed (run again to retry)",
         "not sent yet",
         "excluded by your edits",
+        "hidden in the workbook (by hand or by a filter)",
     ]
 }
 
-fn count_words_de(run: &RunInfo) -> [&'static str; 9] {
+fn count_words_de(run: &RunInfo) -> [&'static str; 10] {
     [
         "angelegt",
         if run.dry_run { "gültig" } else { "gültig, nicht gesendet" },
@@ -230,6 +232,7 @@ fn count_words_de(run: &RunInfo) -> [&'static str; 9] {
         "fehlgeschlagen (erneut ausführen zum Wiederholen)",
         "noch nicht gesendet",
         "von Ihnen ausgeschlossen",
+        "in der Arbeitsmappe ausgeblendet (von Hand oder per Filter)",
     ]
 }
 

@@ -185,7 +185,7 @@ pub(crate) fn many_rejected(n: u64) -> impl Iterator<Item = RowReport> {
 
 /// Every issue code. The `match` stops compiling when a code is added, so this list (and with
 /// it the schema test) cannot silently fall behind the model.
-pub(crate) fn all_codes() -> [IssueCode; 28] {
+pub(crate) fn all_codes() -> [IssueCode; 30] {
     use IssueCode::*;
     let _exhaustive = |code: IssueCode| match code {
         MissingPhone
@@ -212,6 +212,8 @@ pub(crate) fn all_codes() -> [IssueCode; 28] {
         | NoConsent
         | MissingVariable
         | Excluded
+        | HiddenRow
+        | FilteredOut
         | SecondaryNotUpdated
         | LeadUpdated
         | LeadStopped
@@ -242,6 +244,8 @@ pub(crate) fn all_codes() -> [IssueCode; 28] {
         NoConsent,
         MissingVariable,
         Excluded,
+        HiddenRow,
+        FilteredOut,
         SecondaryNotUpdated,
         LeadUpdated,
         LeadStopped,

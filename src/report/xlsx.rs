@@ -211,6 +211,9 @@ fn summary_lines(
     if summary.excluded > 0 {
         lines.push(line("excluded by you", summary.excluded.to_string()));
     }
+    if summary.hidden > 0 {
+        lines.push(line("hidden in the workbook", summary.hidden.to_string()));
+    }
     if summary.not_sent > 0 {
         lines.push(line("not sent yet (run again to send)", summary.not_sent.to_string()));
     }
@@ -238,6 +241,7 @@ fn summary_label(english: &str, lang: Lang) -> &str {
         "do not call" => "nicht anrufen",
         "failed" => "fehlgeschlagen",
         "excluded by you" => "von Ihnen ausgeschlossen",
+        "hidden in the workbook" => "in der Arbeitsmappe ausgeblendet",
         "not sent yet (run again to send)" => "noch nicht gesendet (zum Senden erneut ausführen)",
         "reason" => "Grund",
         other => other,

@@ -207,6 +207,8 @@ fn samples() -> Vec<Said> {
         Said::AmbiguousCampaign { name: s("Herbst"), ids: vec![2, 3] },
         Said::DuplicateInFile { e164: e164(), first_row: 12 },
         Said::Excluded,
+        Said::HiddenRow,
+        Said::FilteredOut,
         Said::CountryUnknownRead { cell: s("Atlantis"), column: s("Land") },
         Said::CountryUnknownRefused { cell: s("Atlantis"), column: s("Land"), typed: s("0151") },
         Said::CountryUnknownSecondary { typed: s("0151"), cell: s("Atlantis"), column: s("Land") },

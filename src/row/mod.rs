@@ -73,6 +73,10 @@ pub enum IssueCode {
     MissingVariable,
     /// Left out by the person on the Check page (or the `--edits` file): never sent.
     Excluded,
+    /// Hidden in the workbook by hand: skipped unless the mapping says `hidden_rows = "read"`.
+    HiddenRow,
+    /// Hidden by the sheet's autofilter: skipped unless `hidden_rows = "read"`.
+    FilteredOut,
     /// A sync found the row's secondary number changed since its lead was made: the service
     /// cannot change a lead's secondary contacts, so the change is not sent.
     SecondaryNotUpdated,
@@ -111,6 +115,8 @@ impl IssueCode {
             IssueCode::NoConsent => "no_consent",
             IssueCode::MissingVariable => "missing_variable",
             IssueCode::Excluded => "excluded",
+            IssueCode::HiddenRow => "hidden_row",
+            IssueCode::FilteredOut => "filtered_out",
             IssueCode::SecondaryNotUpdated => "secondary_not_updated",
             IssueCode::LeadUpdated => "lead_updated",
             IssueCode::LeadStopped => "lead_stopped",
@@ -147,6 +153,11 @@ impl IssueCode {
     /// Left out on purpose, by a person, for this sheet.
     pub fn is_excluded(self) -> bool {
         self == IssueCode::Excluded
+    }
+
+    /// Hidden in the workbook, by hand or by its autofilter.
+    pub fn is_hidden(self) -> bool {
+        matches!(self, IssueCode::HiddenRow | IssueCode::FilteredOut)
     }
 }
 
@@ -294,5 +305,10 @@ impl RowReport {
     /// Left out by the person's edits.
     pub fn is_excluded(&self) -> bool {
         self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_excluded())
+    }
+
+    /// Skipped because the workbook hides it.
+    pub fn is_hidden(&self) -> bool {
+        self.status == RowStatus::Skipped && self.errors.iter().any(|e| e.code.is_hidden())
     }
 }

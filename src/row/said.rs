@@ -71,6 +71,8 @@ pub enum Said {
         first_row: u64,
     },
     Excluded,
+    HiddenRow,
+    FilteredOut,
     SecondaryNotUpdated,
     /// Each value sent: (field, before when known, after).
     LeadUpdated {
@@ -313,6 +315,8 @@ fn en(said: &Said) -> Option<String> {
             format!("same number {e164} as row {first_row} in the same campaign")
         }
         Said::Excluded => "excluded on the Check page: not sent".into(),
+        Said::HiddenRow => "the row is hidden in the workbook: not sent (set hidden_rows = \"read\" in the mapping to send hidden rows)".into(),
+        Said::FilteredOut => "the sheet's filter hides this row: not sent (clear the filter, or set hidden_rows = \"read\" in the mapping)".into(),
         Said::SecondaryNotUpdated => "the secondary number changed since the lead was made; the service cannot change it, so the lead keeps the old one (change it there by hand)".into(),
         Said::LeadUpdated { values } => {
             let each = values.iter().map(|(field, before, after)| match before {
@@ -467,6 +471,8 @@ fn de(said: &Said) -> Option<String> {
             format!("Dieselbe Nummer {e164} wie in Zeile {first_row}, in derselben Kampagne")
         }
         Said::Excluded => "Auf der Prüfseite ausgeschlossen: wird nicht gesendet".into(),
+        Said::HiddenRow => "Die Zeile ist in der Arbeitsmappe ausgeblendet: wird nicht gesendet (in Excel einblenden, um sie zu senden)".into(),
+        Said::FilteredOut => "Der Filter der Tabelle blendet diese Zeile aus: wird nicht gesendet (den Filter in Excel aufheben, um sie zu senden)".into(),
         Said::SecondaryNotUpdated => "Die Zweitnummer hat sich geändert, seit der Lead angelegt wurde; der Dienst kann sie nicht ändern, der Lead behält die alte (dort von Hand ändern)".into(),
         Said::LeadUpdated { values } => {
             let each = values.iter().map(|(field, before, after)| match before {

@@ -11,7 +11,7 @@ use super::{IssueCode, RowStatus};
 
 impl IssueCode {
     /// Every reason, in declaration order (a test holds it to the enum).
-    pub const ALL: [IssueCode; 28] = [
+    pub const ALL: [IssueCode; 30] = [
         IssueCode::MissingPhone,
         IssueCode::InvalidPhone,
         IssueCode::ScientificNotation,
@@ -36,6 +36,8 @@ impl IssueCode {
         IssueCode::NoConsent,
         IssueCode::MissingVariable,
         IssueCode::Excluded,
+        IssueCode::HiddenRow,
+        IssueCode::FilteredOut,
         IssueCode::SecondaryNotUpdated,
         IssueCode::LeadUpdated,
         IssueCode::LeadStopped,
@@ -149,6 +151,8 @@ fn title_en(code: IssueCode) -> &'static str {
         IssueCode::LeadStopped => "Lead stopped",
         IssueCode::ChangeFailed => "Lead not changed",
         IssueCode::Excluded => "Excluded by you",
+        IssueCode::HiddenRow => "Hidden row",
+        IssueCode::FilteredOut => "Filtered out",
     }
 }
 
@@ -182,6 +186,8 @@ fn title_de(code: IssueCode) -> &'static str {
         IssueCode::LeadStopped => "Lead gestoppt",
         IssueCode::ChangeFailed => "Lead nicht geändert",
         IssueCode::Excluded => "Von Ihnen ausgeschlossen",
+        IssueCode::HiddenRow => "Ausgeblendete Zeile",
+        IssueCode::FilteredOut => "Herausgefiltert",
     }
 }
 
@@ -247,6 +253,9 @@ fn todo_en(code: IssueCode) -> &'static str {
         IssueCode::ChangeFailed => "Nothing to do: the next sync sends the change again",
         IssueCode::Excluded => {
             "Nothing to do: you left this row out; include it again on its row page"
+        }
+        IssueCode::HiddenRow | IssueCode::FilteredOut => {
+            "Nothing to do if you hid it on purpose; show the row in Excel to send it"
         }
     }
 }
@@ -324,6 +333,9 @@ fn todo_de(code: IssueCode) -> &'static str {
         IssueCode::Excluded => {
             "Nichts zu tun: Sie haben diese Zeile ausgeschlossen; auf ihrer Zeilenseite wieder einschließen"
         }
+        IssueCode::HiddenRow | IssueCode::FilteredOut => {
+            "Nichts zu tun, wenn sie absichtlich ausgeblendet ist; die Zeile in Excel einblenden, um sie zu senden"
+        }
     }
 }
 
@@ -383,6 +395,12 @@ fn fix_en(code: IssueCode) -> &'static str {
         IssueCode::ChangeFailed => "none needed: the next sync tries again",
         IssueCode::Excluded => {
             "none needed: you left this row out; include it again on its row page in `leadsync ui`, or remove it from the edits file"
+        }
+        IssueCode::HiddenRow => {
+            "none needed if you hid it on purpose; show the row in Excel, or set hidden_rows = \"read\" in the mapping"
+        }
+        IssueCode::FilteredOut => {
+            "none needed if you filtered on purpose; clear the filter in Excel, or set hidden_rows = \"read\" in the mapping"
         }
     }
 }
@@ -455,6 +473,12 @@ fn fix_de(code: IssueCode) -> &'static str {
         IssueCode::ChangeFailed => "nichts nötig: der nächste Sync versucht es erneut",
         IssueCode::Excluded => {
             "nichts nötig: Sie haben diese Zeile ausgeschlossen; in `leadsync ui` auf ihrer Zeilenseite wieder einschließen oder aus der Änderungsdatei entfernen"
+        }
+        IssueCode::HiddenRow => {
+            "nichts nötig, wenn sie absichtlich ausgeblendet ist; die Zeile in Excel einblenden oder hidden_rows = \"read\" in der Zuordnung setzen"
+        }
+        IssueCode::FilteredOut => {
+            "nichts nötig, wenn absichtlich gefiltert; den Filter in Excel aufheben oder hidden_rows = \"read\" in der Zuordnung setzen"
         }
     }
 }

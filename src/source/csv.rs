@@ -174,7 +174,7 @@ impl CsvRows {
         }
         let cells = utf8_cells(&self.raw).unwrap_or_else(|| self.decode_invalid());
         let cell_errors = error_literals(&cells);
-        Ok(Some(Record { row, cells, cell_errors, stored_numbers: Vec::new() }))
+        Ok(Some(Record { row, cells, cell_errors, stored_numbers: Vec::new(), hidden: None }))
     }
 
     /// A record with invalid UTF-8: through the fallback decoder, else with U+FFFD.

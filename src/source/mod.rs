@@ -134,6 +134,17 @@ pub struct Record {
     /// Numbers whose cell format shows them otherwise than their digits (`01067` for 1067):
     /// `cells` has what a person sees, this the digits stored, which a phone is read from.
     pub stored_numbers: Vec<StoredNumber>,
+    /// Set when the row is hidden in the workbook: by hand, or by an autofilter.
+    pub hidden: Option<Hidden>,
+}
+
+/// Why a person does not see a row in Excel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    /// Hidden by hand (Format > Hide rows).
+    Row,
+    /// Hidden by the sheet's autofilter: it does not match what the person filtered for.
+    Filtered,
 }
 
 impl Record {

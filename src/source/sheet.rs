@@ -205,7 +205,7 @@ fn probe(
 
 fn xlsx_has_value(path: &Path, sheet: &str, is_1904: bool, guard: &Guard) -> Result<bool, String> {
     let mut found = false;
-    let cell = |_, _, value: &Value<'_>| {
+    let cell = |_, _, value: &Value<'_>, _| {
         found = !matches!(value, Value::Empty);
         !found
     };

@@ -24,7 +24,7 @@ use super::sheet::{Book, PANIC_DETAIL};
 use super::xlsb_errors;
 use super::xlsx;
 use super::zip_guard::Guard;
-use super::{Extent, Record, SourceError, StoredNumber};
+use super::{Extent, Hidden, Record, SourceError, StoredNumber};
 
 type Batch = Result<Vec<Record>, SourceError>;
 
@@ -181,9 +181,10 @@ fn stream_xlsx(
         extent.set_total(last_row(dimensions));
         offset.set(first_column(dimensions));
     };
-    let cell = |r: u32, c: u32, value: &Value<'_>| {
+    let cell = |r: u32, c: u32, value: &Value<'_>, hidden: Option<Hidden>| {
         row.offset = offset.get();
         open = row.add(r, c, value, out);
+        row.hidden = hidden;
         open
     };
     xlsx::read_sheet(path, sheet, is_1904, marks, start, cell).map_err(|e| guard.keep(e))?;
@@ -274,11 +275,13 @@ struct RowBuilder {
     /// Column (relative to `offset`), start and end of each cell's text in `text`, and the
     /// number stored when a format shows it otherwise.
     spans: Vec<(u32, usize, usize, Option<f64>)>,
+    /// Whether the row is hidden in the workbook, and why.
+    hidden: Option<Hidden>,
 }
 
 impl RowBuilder {
     fn new(offset: u32) -> RowBuilder {
-        RowBuilder { index: 0, offset, text: String::new(), spans: Vec::new() }
+        RowBuilder { index: 0, offset, text: String::new(), spans: Vec::new(), hidden: None }
     }
 
     fn excel_row(&self) -> u64 {
@@ -338,7 +341,8 @@ impl RowBuilder {
         self.text.clear();
         self.spans.clear();
         let cell_errors = error_literals(&cells);
-        Some(Record { row: self.excel_row(), cells, cell_errors, stored_numbers })
+        let hidden = self.hidden.take();
+        Some(Record { row: self.excel_row(), cells, cell_errors, stored_numbers, hidden })
     }
 }
 

@@ -19,6 +19,8 @@ pub struct Plan {
     pub to_stop: u64,
     pub to_delete: u64,
     pub unchanged: u64,
+    /// Rows the workbook hides (by hand, by its filter): not sent, their leads left as they are.
+    pub hidden: u64,
     /// Changes an earlier run began and never saw answered: they are in this plan again.
     pub in_doubt_before: u64,
     #[serde(skip)]
@@ -96,6 +98,9 @@ impl Plan {
             parts.push(format!("{} to delete", self.to_delete));
         }
         parts.push(format!("{} unchanged", self.unchanged));
+        if self.hidden > 0 {
+            parts.push(format!("{} hidden in the workbook", self.hidden));
+        }
         parts.join(", ")
     }
 }
@@ -138,6 +143,9 @@ impl Planner {
 
     /// Judges one row, as the push will see it.
     pub fn row(&mut self, row: &RowReport) -> Result<(), LedgerError> {
+        if row.is_hidden() {
+            self.plan.hidden += 1;
+        }
         // Every row takes its place in the count of occurrences, whatever its fate.
         let Some(key) = self.keys.next(row) else { return Ok(()) };
         // A row still in the sheet is never a removed one, even when refused (fixing a typo
@@ -340,6 +348,8 @@ mod tests {
         let plan = Plan { new: 12, changed: 3, to_stop: 2, unchanged: 540, ..Plan::default() };
         assert_eq!(plan.line(), "12 new, 3 changed, 2 to stop, 540 unchanged");
         assert_eq!(Plan::default().line(), "0 new, 0 unchanged");
+        let hidden = Plan { new: 1, unchanged: 2, hidden: 3, ..Plan::default() };
+        assert_eq!(hidden.line(), "1 new, 2 unchanged, 3 hidden in the workbook");
     }
 
     use crate::ledger::identity::{RowKeys, row_digest};

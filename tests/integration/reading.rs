@@ -230,3 +230,56 @@ fn numbers_are_read_as_their_number_format_shows_them() {
     assert_eq!(report["rows"][0]["variables"]["rabatt"], "12.5%", "{report}");
     assert_eq!(report["rows"][0]["variables"]["umsatz"], "1,234.50 €", "{report}");
 }
+
+/// Ben and Dora are filtered out by "Status = aktiv", Eva is hidden by hand: a person sees two
+/// rows, and two are sent. `hidden_rows = "read"` reads them all.
+#[test]
+fn hidden_and_filtered_rows_are_skipped_with_their_reasons() {
+    use rust_xlsxwriter::{FilterCondition, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let rows = [
+        ["Name", "Telefon", "Status"],
+        ["Anna", "+49 151 10000001", "aktiv"],
+        ["Ben", "+49 151 10000002", "inaktiv"],
+        ["Cem", "+49 151 10000003", "aktiv"],
+        ["Dora", "+49 151 10000004", "inaktiv"],
+        ["Eva", "+49 151 10000005", "aktiv"],
+    ];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, text) in row.iter().enumerate() {
+            sheet.write_string(r as u32, c as u16, *text).unwrap();
+        }
+    }
+    sheet.autofilter(0, 0, 4, 2).unwrap();
+    sheet.filter_column(2, &FilterCondition::new().add_list_filter("aktiv")).unwrap();
+    sheet.set_row_hidden(5).unwrap();
+    let file = dir.path().join("filtered.xlsx");
+    book.save(&file).unwrap();
+
+    let (report, err) = dry_run(&file, &[], 0);
+    let status = |r: &serde_json::Value| {
+        let code = r["errors"].get(0).map_or("", |e| e["code"].as_str().unwrap_or_default());
+        (r["row"].as_u64().unwrap(), r["status"].as_str().unwrap().to_owned(), code.to_owned())
+    };
+    let seen: Vec<_> = report["rows"].as_array().unwrap().iter().map(status).collect();
+    let (valid, skipped) = ("valid".to_owned(), "skipped".to_owned());
+    let expected = vec![
+        (2, valid.clone(), String::new()),
+        (3, skipped.clone(), "filtered_out".to_owned()),
+        (4, valid.clone(), String::new()),
+        (5, skipped.clone(), "filtered_out".to_owned()),
+        (6, skipped, "hidden_row".to_owned()),
+    ];
+    assert_eq!(seen, expected, "{report}\n{err}");
+    assert!(err.contains("filtered_out") && err.contains("hidden_row"), "{err}");
+    assert!(err.contains("5 rows: 2 valid, 3 hidden in the workbook"), "{err}");
+    assert_eq!(report["summary"]["hidden"], 3, "{report}");
+
+    let mapping = write(dir.path(), "m.toml", "phone = \"Telefon\"\nhidden_rows = \"read\"\n");
+    let (report, _) = dry_run(&file, &["--mapping", mapping.to_str().unwrap()], 0);
+    let statuses: Vec<_> =
+        report["rows"].as_array().unwrap().iter().map(|r| &r["status"]).collect();
+    assert_eq!(statuses, ["valid"; 5], "{report}");
+}

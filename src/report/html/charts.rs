@@ -55,7 +55,7 @@ pub(super) fn strip(
     let [good, skipped, rejected, duplicates, failed, not_sent] = strip_words(lang, run.dry_run);
     let parts = [
         (s.valid + s.created, "ok", good),
-        (s.skipped_existing + s.do_not_call + s.excluded, "skip", skipped),
+        (s.skipped_existing + s.do_not_call + s.excluded + s.hidden, "skip", skipped),
         (s.rejected, "bad", rejected),
         (s.duplicates, "dup", duplicates),
         (s.failed, "fail", failed),

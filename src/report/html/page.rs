@@ -405,6 +405,16 @@ impl Page<'_> {
                 self.say("left out by you", "von Ihnen ausgelassen").to_string(),
             ),
             (
+                self.say("Hidden", "Ausgeblendet"),
+                s.hidden,
+                "skip",
+                self.say(
+                    "hidden in the workbook, by hand or by a filter",
+                    "in der Arbeitsmappe ausgeblendet, von Hand oder per Filter",
+                )
+                .to_string(),
+            ),
+            (
                 self.say("Failed", "Fehlgeschlagen"),
                 s.failed,
                 "fail",

@@ -24,13 +24,14 @@ use calamine::{CellErrorType, Dimensions, ExcelDateTime, ExcelDateTimeType};
 
 use ssfmt::FormatOptions;
 
+use super::Hidden;
 use super::cell::Value;
 use super::limits::{self, Limit};
 use super::shown;
 use super::xls_formats::Kind as Shown;
 use markup::{Markup, Token, attributes};
 use text::{read_string, unexpected_end};
-use workbook::{Package, Styles};
+use workbook::{FilterRows, Package, Styles};
 
 /// Why a sheet could not be read: the row it happened in, when there was one, and what
 /// happened; or the limit the sheet went past.
@@ -51,20 +52,20 @@ impl Failure {
 
 /// Reads the worksheet `sheet` of the workbook at `path`: `start` gets its declared
 /// dimensions (A1:A1 when it declares none, as calamine has them) before any cell, then
-/// `cell` gets each cell as (0-based row, 0-based column, value) in the part's order, until it
-/// returns false.
+/// `cell` gets each cell as (0-based row, 0-based column, value, whether its row is hidden and
+/// why) in the part's order, until it returns false.
 pub(super) fn read_sheet(
     path: &Path,
     sheet: &str,
     is_1904: bool,
     marks: &FormatOptions,
     start: impl FnOnce(Dimensions),
-    cell: impl FnMut(u32, u32, &Value<'_>) -> bool,
+    cell: impl FnMut(u32, u32, &Value<'_>, Option<Hidden>) -> bool,
 ) -> Result<(), Failure> {
     let no_row = |e: io::Error| Failure::at(None, e);
     let file = BufReader::new(File::open(path).map_err(no_row)?);
     let mut package = Package::open(file).map_err(no_row)?;
-    let part = package.sheet_part(sheet).map_err(no_row)?;
+    let (part, filter) = package.sheet_part(sheet).map_err(no_row)?;
     let strings = package.shared_strings().map_err(no_row)?;
     let styles = package.styles().map_err(no_row)?;
     let part = package.entry(&part).to_owned();
@@ -73,6 +74,7 @@ pub(super) fn read_sheet(
     let xml = Markup::new(inflated, &part);
     let book = Book { strings, styles, is_1904, marks };
     let mut cells = Cells::new(xml, &book);
+    cells.filter = filter;
     start(cells.dimensions().map_err(no_row)?);
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
@@ -100,6 +102,10 @@ struct Cells<'b, R> {
     unknown: String,
     /// The name of a child element being skipped.
     other: Vec<u8>,
+    /// Whether the row being read is hidden, and why.
+    hidden: Option<Hidden>,
+    /// The rows the sheet's autofilter covers: a hidden one among them is filtered out.
+    filter: Option<FilterRows>,
 }
 
 /// A cell's `t` attribute.
@@ -163,6 +169,8 @@ impl<'b, R: Read> Cells<'b, R> {
             shown: String::new(),
             unknown: String::new(),
             other: Vec::new(),
+            hidden: None,
+            filter: None,
         }
     }
 
@@ -184,7 +192,10 @@ impl<'b, R: Read> Cells<'b, R> {
         }
     }
 
-    fn each(&mut self, mut cell: impl FnMut(u32, u32, &Value<'_>) -> bool) -> io::Result<()> {
+    fn each(
+        &mut self,
+        mut cell: impl FnMut(u32, u32, &Value<'_>, Option<Hidden>) -> bool,
+    ) -> io::Result<()> {
         loop {
             let (row, column, kind, style) = match self.xml.next_token()? {
                 None => return Err(unexpected_end(b"sheetData")),
@@ -192,6 +203,8 @@ impl<'b, R: Read> Cells<'b, R> {
                     if let Some(r) = markup::attribute(attrs, b"r") {
                         self.row = parse_row(r).ok_or_else(|| bad_reference(r))?;
                     }
+                    let hidden = markup::attribute(attrs, b"hidden");
+                    self.hidden = matches!(hidden, Some(b"1" | b"true")).then(|| self.why_hidden());
                     continue;
                 }
                 Some(Token::End { name: b"row" }) => {
@@ -233,7 +246,7 @@ impl<'b, R: Read> Cells<'b, R> {
                 }
             };
             self.column += 1;
-            if !cell(row, column, &self.borrow(&held)) {
+            if !cell(row, column, &self.borrow(&held), self.hidden) {
                 return Ok(());
             }
         }
@@ -242,6 +255,16 @@ impl<'b, R: Read> Cells<'b, R> {
     fn end_row(&mut self) {
         self.row = self.row.saturating_add(1);
         self.column = 0;
+        self.hidden = None;
+    }
+
+    /// A hidden row under the autofilter's header is filtered out; any other was hidden by
+    /// hand.
+    fn why_hidden(&self) -> Hidden {
+        match self.filter {
+            Some((header, last)) if header < self.row && self.row <= last => Hidden::Filtered,
+            _ => Hidden::Row,
+        }
     }
 
     /// The two shapes nearly every cell has, `<v>123</v></c>` and `<is><t>text</t></is></c>`,

@@ -36,7 +36,7 @@ fn by_leadsync(path: &Path, sheet: &str, is_1904: bool) -> Read {
         is_1904,
         &ssfmt::FormatOptions::default(),
         |_| {},
-        |r, c, value| {
+        |r, c, value, _| {
             let mut text = String::new();
             // calamine, the reference, has the stored number.
             let value = match value {
@@ -185,7 +185,7 @@ fn damaged_sheets_are_errors_with_their_row() {
             false,
             &ssfmt::FormatOptions::default(),
             |_| {},
-            |_, _, _| {
+            |_, _, _, _| {
                 rows += 1;
                 true
             },

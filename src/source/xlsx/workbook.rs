@@ -10,7 +10,7 @@ use std::io::{self, Read, Seek};
 use super::super::shown;
 use super::super::xls_formats::{Kind as Shown, builtin_kind, kind};
 use super::markup::{Markup, Token, attribute};
-use super::text::{attribute_text, read_string};
+use super::text::{attribute_text, read_string, read_text};
 
 /// The parts of one workbook, looked up as calamine does: without regard to case or `\`.
 pub(super) struct Package<R: Read + Seek> {
@@ -79,30 +79,48 @@ impl<R: Read + Seek> Package<R> {
         Ok(found)
     }
 
-    /// The part that holds the sheet named `sheet`.
-    pub(super) fn sheet_part(&mut self, sheet: &str) -> io::Result<String> {
+    /// The part that holds the sheet named `sheet`, and the rows its autofilter covers.
+    pub(super) fn sheet_part(&mut self, sheet: &str) -> io::Result<(String, Option<FilterRows>)> {
         let rels = format!("{}_rels/{}.rels", self.folder, self.workbook);
         let relationships = self.relationships(&rels)?;
         let workbook = format!("{}{}", self.folder, self.workbook);
         let folder = self.folder.clone();
         let mut xml = self.part(&workbook)?.ok_or_else(|| missing(&workbook))?;
+        let (mut position, mut found, mut filter) = (0usize, None, None);
+        let mut text = String::new();
         while let Some(token) = xml.next_token()? {
-            let Token::Start { name: b"sheet", attrs, .. } = token else { continue };
-            let name = attribute(attrs, b"name").map(attribute_text);
-            if name.as_deref() != Some(sheet) {
-                continue;
+            match token {
+                Token::Start { name: b"sheet", attrs, .. } if found.is_none() => {
+                    let name = attribute(attrs, b"name").map(attribute_text);
+                    if name.as_deref() != Some(sheet) {
+                        position += 1;
+                        continue;
+                    }
+                    let id = super::markup::attributes(attrs)
+                        .find(|(key, _)| key.rsplit(|b| *b == b':').next() == Some(b"id"))
+                        .map(|(_, value)| attribute_text(value));
+                    let target = id.and_then(|id| relationships.get(&id)).map(|(t, _)| t);
+                    let target = target.ok_or_else(|| missing("the sheet's relationship"))?;
+                    found = Some(match target.strip_prefix('/') {
+                        Some(absolute) => absolute.to_owned(),
+                        None => format!("{folder}{target}"),
+                    });
+                }
+                Token::Start { name: b"definedName", attrs, .. } if found.is_some() => {
+                    let name = attribute(attrs, b"name").map(attribute_text);
+                    let local = attribute(attrs, b"localSheetId").map(attribute_text);
+                    let this_sheet = local.and_then(|l| l.parse().ok()) == Some(position);
+                    if name.as_deref() == Some("_xlnm._FilterDatabase") && this_sheet {
+                        text.clear();
+                        read_text(&mut xml, b"definedName", &mut text)?;
+                        filter = filter_rows(&text);
+                    }
+                }
+                _ => {}
             }
-            let id = super::markup::attributes(attrs)
-                .find(|(key, _)| key.rsplit(|b| *b == b':').next() == Some(b"id"))
-                .map(|(_, value)| attribute_text(value));
-            let target = id.and_then(|id| relationships.get(&id)).map(|(target, _)| target);
-            let target = target.ok_or_else(|| missing("the sheet's relationship"))?;
-            return Ok(match target.strip_prefix('/') {
-                Some(absolute) => absolute.to_owned(),
-                None => format!("{folder}{target}"),
-            });
         }
-        Err(missing(&format!("the sheet `{sheet}`")))
+        let part = found.ok_or_else(|| missing(&format!("the sheet `{sheet}`")))?;
+        Ok((part, filter))
     }
 
     /// The shared strings, in order; none when the workbook has no such part.
@@ -194,6 +212,21 @@ impl Styles {
     }
 }
 
+/// The rows an autofilter covers, 0-based: its header row, then its last row.
+pub(in super::super) type FilterRows = (u32, u32);
+
+/// `Leads!$A$1:$D$40` (or `'My leads'!$A$1:$D$40`) as the rows it spans.
+fn filter_rows(range: &str) -> Option<FilterRows> {
+    let cells = range.rsplit('!').next()?.replace('$', "");
+    let mut ends = cells.split(':').map(|end| super::parse_reference(end.as_bytes()));
+    let (first, _) = ends.next()??;
+    let last = match ends.next() {
+        Some(end) => end?.0,
+        None => first,
+    };
+    Some((first, last))
+}
+
 /// The entry named `path` without regard to case or `\`, or `path` itself; a free function
 /// so that `part` can borrow the names beside the zip it reads from.
 fn entry_in<'a>(names: &'a HashMap<String, String>, path: &'a str) -> &'a str {
@@ -229,6 +262,27 @@ mod tests {
         zip.write_all(xml.as_bytes()).unwrap();
         let bytes = zip.finish().unwrap().into_inner();
         Package::open(std::io::Cursor::new(bytes)).unwrap().styles().unwrap()
+    }
+
+    #[test]
+    fn an_autofilter_s_defined_name_gives_the_rows_it_covers() {
+        assert_eq!(filter_rows("Leads!$A$1:$D$40"), Some((0, 39)));
+        assert_eq!(filter_rows("'My leads!'!$B$3:$C$9"), Some((2, 8)));
+        assert_eq!(filter_rows("Leads!$A$5"), Some((4, 4)));
+        assert_eq!(filter_rows("#REF!"), None);
+    }
+
+    #[test]
+    fn number_formats_are_compiled_once_and_only_where_they_carry_meaning() {
+        let xml = r#"<styleSheet><numFmts><numFmt numFmtId="164" formatCode="00000"/>
+            <numFmt numFmtId="165" formatCode="dd/mm/yyyy"/></numFmts>
+            <cellXfs><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="0"/><xf numFmtId="10"/>
+            <xf numFmtId="164"/><xf numFmtId="11"/><xf/></cellXfs></styleSheet>"#;
+        let styles = styles_of(xml);
+        let shown: Vec<bool> = (0..8).map(|i| styles.number_format(i).is_some()).collect();
+        // 00000 twice, 0.00% built in; not the date, General, 0.00E+00, none, or past the end.
+        assert_eq!(shown, [true, false, false, true, true, false, false, false]);
+        assert_eq!(styles.compiled.len(), 2, "each code once");
     }
 
     #[test]

@@ -444,7 +444,7 @@ struct Shown<'a> {
 fn sentence(finished: &Finished, campaign: Option<&str>, t: &Text) -> String {
     let s = &finished.summary;
     // Counted as the HTML report counts them: a repeated row is one to fix.
-    let skipped = s.skipped_existing + s.do_not_call + s.excluded;
+    let skipped = s.skipped_existing + s.do_not_call + s.excluded + s.hidden;
     (t.results_sentence)(s.created, campaign, skipped, s.rejected + s.duplicates + s.failed)
 }
 
@@ -494,6 +494,7 @@ fn counts(summary: &Summary, t: &Text) -> Markup {
         ("failed", summary.failed),
         ("not_sent", summary.not_sent),
         ("excluded", summary.excluded),
+        ("hidden", summary.hidden),
     ];
     html! {
         h2 { (t.counts) }

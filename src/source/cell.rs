@@ -86,8 +86,12 @@ pub(super) fn write_number(number: f64, out: &mut String) {
 
 /// Excel keeps 15 significant digits, so anything past them is binary noise (`0.1 + 0.2`):
 /// round to 15 and print the shortest form, which Rust never writes in exponent notation.
+/// What is no number (a NaN or an infinity some writers cache) is what Excel shows for a
+/// number it cannot hold, `#NUM!`, and so reads as a cell error.
 fn write_float(f: f64, out: &mut String) {
-    if f == 0.0 {
+    if !f.is_finite() {
+        out.push_str("#NUM!");
+    } else if f == 0.0 {
         out.push('0');
     } else if f.fract() == 0.0 && f.abs() < 1e15 {
         let _ = write!(out, "{}", f as i64);
@@ -99,15 +103,16 @@ fn write_float(f: f64, out: &mut String) {
 
 /// `2024-03-01`, `2024-03-01T10:30:00` when there is a time, `10:30:00` for a bare time, and
 /// `[h]:mm:ss` for durations. Times are rounded to the second as Excel shows them (41224.99998836806
-/// is 23:59:59, not 23:59:58.995 cut to :58). Excel shows no date for a negative serial, only
-/// `####`: the number is kept, since every negative value would otherwise read as 1899-12-31.
+/// is 23:59:59, not 23:59:58.995 cut to :58). Excel shows no date or duration for a negative
+/// serial, only `####`: the number is kept, since every negative value would otherwise read as
+/// 1899-12-31 or a made-up `-1:30:00`.
 fn write_datetime(d: &ExcelDateTime, out: &mut String) {
     let value = d.as_f64();
-    if d.is_duration() {
-        return write_duration_seconds(value * 86_400.0, out);
-    }
     if value < 0.0 || !value.is_finite() {
         return write_float(value, out);
+    }
+    if d.is_duration() {
+        return write_duration_seconds(value * 86_400.0, out);
     }
     let seconds = (value.fract() * 86_400.0).round() as u32;
     let (day, seconds) = match seconds {
@@ -177,6 +182,8 @@ mod tests {
         assert_eq!(text(Value::Float(-12.25)), "-12.25");
         assert_eq!(text(Value::Float(1e20)), "100000000000000000000");
         assert_eq!(text(Value::Int(4915112345678)), "4915112345678");
+        assert_eq!(text(Value::Float(f64::NAN)), "#NUM!");
+        assert_eq!(text(Value::Float(f64::NEG_INFINITY)), "#NUM!");
     }
 
     #[test]
@@ -198,6 +205,10 @@ mod tests {
         let date = |v| Value::DateTime(ExcelDateTime::new(v, ExcelDateTimeType::DateTime, false));
         assert_eq!(text(date(-1.2)), "-1.2");
         assert_eq!(text(date(-12.34)), "-12.34");
+        let duration =
+            |v| Value::DateTime(ExcelDateTime::new(v, ExcelDateTimeType::TimeDelta, false));
+        assert_eq!(text(duration(-0.0625)), "-0.0625", "not a made-up -1:30:00");
+        assert_eq!(text(duration(f64::NAN)), "#NUM!");
         assert_eq!(text(date(41224.99998836806)), "2012-11-11T23:59:59");
         assert_eq!(text(date(41224.999999)), "2012-11-12");
         assert_eq!(text(date(0.99999999)), "1900-01-01");

@@ -20,7 +20,12 @@ fn write_temp(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 
 /// The zip fixture `name` with the part `part` passed through `edit`.
 fn zip_with(name: &str, part: &str, edit: impl Fn(Vec<u8>) -> Vec<u8>) -> Vec<u8> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(fixture(name)).unwrap()).unwrap();
+    zip_with_path(&fixture(name), part, edit)
+}
+
+/// The zip at `path` with the part `part` passed through `edit`.
+fn zip_with_path(path: &Path, part: &str, edit: impl Fn(Vec<u8>) -> Vec<u8>) -> Vec<u8> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default();
     for i in 0..zip.len() {
@@ -384,4 +389,35 @@ fn an_unknown_code_page_in_an_excel_95_file_reads_as_windows_1252_with_a_note() 
     assert!(source.notes[0].contains("code page 8001"), "{:?}", source.notes);
     let row = source.records().next().unwrap().unwrap();
     assert_eq!(&row.cells[0], "Jürgen");
+}
+
+// ------------------------------------------------------------------- XLSX dimension
+
+/// A writer's `<dimension ref="B1:C3">` over data that starts in column A: the dimension is a
+/// hint, and column A is read.
+#[test]
+fn cells_outside_an_xlsx_dimension_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("made.xlsx");
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet();
+    for (r, row) in [["Name", "Telefon", "Ort"], ["Anna", "+49 151 1", "Köln"]].iter().enumerate()
+    {
+        for (c, text) in row.iter().enumerate() {
+            sheet.write_string(r as u32, c as u16, *text).unwrap();
+        }
+    }
+    book.save(&made).unwrap();
+    let narrow = |xml: Vec<u8>| {
+        let xml = String::from_utf8(xml).unwrap();
+        let start = xml.find("<dimension ref=\"").unwrap() + "<dimension ref=\"".len();
+        let end = start + xml[start..].find('"').unwrap();
+        format!("{}B1:C2{}", &xml[..start], &xml[end..]).into_bytes()
+    };
+    let bytes = zip_with_path(&made, "xl/worksheets/sheet1.xml", narrow);
+    let (_dir, path) = write_temp("narrow.xlsx", &bytes);
+    let source = open(&path).unwrap();
+    assert_eq!(source.headers, ["Name", "Telefon", "Ort"]);
+    let rows: Vec<_> = source.records().map(|r| r.unwrap().cells).collect();
+    assert_eq!(rows[0], vec!["Anna", "+49 151 1", "Köln"]);
 }

@@ -164,7 +164,9 @@ fn read_by_calamine(
 }
 
 /// An XLSX worksheet's cells, read by `xlsx` from the workbook at `path`, grouped into
-/// records; a limit it goes past is the guard's refusal.
+/// records; a limit it goes past is the guard's refusal. Columns count from A, whatever the
+/// sheet's `<dimension>` says: writers get it wrong (`B1:C3` over data in column A), and a
+/// column left of it would be lost without a word.
 fn stream_xlsx(
     path: &Path,
     sheet: &str,
@@ -176,13 +178,8 @@ fn stream_xlsx(
 ) -> Result<(), Failure> {
     let mut row = RowBuilder::new(0);
     let mut open = true;
-    let offset = std::cell::Cell::new(0);
-    let start = |dimensions: Dimensions| {
-        extent.set_total(last_row(dimensions));
-        offset.set(first_column(dimensions));
-    };
+    let start = |dimensions: Dimensions| extent.set_total(last_row(dimensions));
     let cell = |r: u32, c: u32, value: &Value<'_>, hidden: Option<Hidden>| {
-        row.offset = offset.get();
         open = row.add(r, c, value, out);
         row.hidden = hidden;
         open

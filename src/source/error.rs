@@ -48,6 +48,12 @@ pub enum SourceError {
     SheetNotFound { location: String, wanted: String, available: Vec<String> },
 
     #[error(
+        "sheet `{sheet}` of `{location}` is a chart, not a table of rows: use one of {}",
+        list(.tables)
+    )]
+    NotATable { location: String, sheet: String, tables: Vec<String> },
+
+    #[error(
         "cannot read sheet `{sheet}` of `{location}`{}: {detail}: the workbook may be damaged; \
          open it in Excel or LibreOffice and save it again", row_note(.row)
     )]

@@ -421,3 +421,127 @@ fn cells_outside_an_xlsx_dimension_are_read() {
     let rows: Vec<_> = source.records().map(|r| r.unwrap().cells).collect();
     assert_eq!(rows[0], vec!["Anna", "+49 151 1", "Köln"]);
 }
+
+// ------------------------------------------------------------------- workbooks Excel opens
+
+/// The zip at `path` with each entry passed through `edit` (which may rename it) and the
+/// `extra` parts added.
+fn repack(
+    path: &Path,
+    edit: impl Fn(&str, String) -> (String, String),
+    extra: &[(&str, &str)],
+) -> Vec<u8> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).unwrap();
+        let name = entry.name().unwrap().into_owned();
+        let mut content = String::new();
+        entry.read_to_string(&mut content).unwrap();
+        let (name, content) = edit(&name, content);
+        out.start_file(name, options).unwrap();
+        out.write_all(content.as_bytes()).unwrap();
+    }
+    for (name, content) in extra {
+        out.start_file(*name, options).unwrap();
+        out.write_all(content.as_bytes()).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+/// A workbook as rust_xlsxwriter writes it: one sheet `Leads` with a header and a lead.
+fn leads_workbook(dir: &Path) -> PathBuf {
+    let path = dir.join("leads.xlsx");
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet().set_name("Leads").unwrap();
+    for (r, row) in [["Name", "Telefon"], ["Anna", "+49 151 10000001"]].iter().enumerate() {
+        for (c, text) in row.iter().enumerate() {
+            sheet.write_string(r as u32, c as u16, *text).unwrap();
+        }
+    }
+    book.save(&path).unwrap();
+    path
+}
+
+/// `leads_workbook` with a second sheet `Extra` of relationship type `kind` (its last path
+/// segment), held in `part` with the root element `body`.
+fn with_extra_sheet(dir: &Path, kind: &str, part: &str, body: &str) -> PathBuf {
+    let base = leads_workbook(dir);
+    let rel = match kind {
+        "xlMacrosheet" => format!("http://schemas.microsoft.com/office/2006/relationships/{kind}"),
+        _ => format!("http://schemas.openxmlformats.org/officeDocument/2006/relationships/{kind}"),
+    };
+    let edit = |name: &str, xml: String| {
+        let xml = match name {
+            "xl/workbook.xml" => xml
+                .replace("</sheets>", r#"<sheet name="Extra" sheetId="9" r:id="rId99"/></sheets>"#),
+            "xl/_rels/workbook.xml.rels" => xml.replace(
+                "</Relationships>",
+                &format!(
+                    r#"<Relationship Id="rId99" Type="{rel}" Target="{part}"/></Relationships>"#
+                ),
+            ),
+            _ => xml,
+        };
+        (name.to_owned(), xml)
+    };
+    let bytes = repack(&base, edit, &[(&format!("xl/{part}"), body)]);
+    let path = dir.join(format!("with_{kind}.xlsx"));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn first_cells(source: Source) -> Vec<String> {
+    let record = source.records().next().unwrap().unwrap();
+    record.cells.iter().map(str::to_owned).collect()
+}
+
+/// calamine refused the whole workbook for an Excel 4 macro sheet ("Unrecognized
+/// sheet:type"); a dialog sheet is passed over too.
+#[test]
+fn workbooks_with_macro_and_dialog_sheets_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let macro_sheet = r#"<xm:macrosheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><sheetData/></xm:macrosheet>"#;
+    let dialog = r#"<dialogsheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetPr/></dialogsheet>"#;
+    for (kind, part, body) in [
+        ("xlMacrosheet", "macrosheets/sheet2.xml", macro_sheet),
+        ("dialogsheet", "dialogsheets/sheet2.xml", dialog),
+    ] {
+        let path = with_extra_sheet(dir.path(), kind, part, body);
+        let source = open(&path).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(source.sheet.as_deref(), Some("Leads"), "{kind}");
+        assert_eq!(first_cells(source), ["Anna", "+49 151 10000001"], "{kind}");
+    }
+}
+
+/// Naming a chart sheet said the workbook was damaged.
+#[test]
+fn a_chart_sheet_is_named_as_a_chart_not_a_damaged_workbook() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = r#"<chartsheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetPr/></chartsheet>"#;
+    let path = with_extra_sheet(dir.path(), "chartsheet", "chartsheets/sheet2.xml", chart);
+    assert_eq!(first_cells(open(&path).unwrap()), ["Anna", "+49 151 10000001"]);
+    let opts = SourceOptions { sheet: Some("Extra".parse().unwrap()), ..Default::default() };
+    let error = Source::open(&path, &opts).err().unwrap();
+    assert!(matches!(error, SourceError::NotATable { .. }), "{error}");
+    assert!(error.to_string().contains("is a chart, not a table of rows: use one of `Leads`"));
+}
+
+/// A package whose workbook part is not at `xl/workbook.xml` was "a zip archive, not a
+/// spreadsheet"; the package's relationships say where it is.
+#[test]
+fn a_workbook_part_elsewhere_is_found_through_the_package_relationships() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = leads_workbook(dir.path());
+    let edit = |name: &str, xml: String| match name {
+        "xl/workbook.xml" => ("xl/main.xml".to_owned(), xml),
+        "xl/_rels/workbook.xml.rels" => ("xl/_rels/main.xml.rels".to_owned(), xml),
+        "_rels/.rels" | "[Content_Types].xml" => {
+            (name.to_owned(), xml.replace("xl/workbook.xml", "xl/main.xml"))
+        }
+        _ => (name.to_owned(), xml),
+    };
+    let (_dir, path) = write_temp("moved.xlsx", &repack(&base, edit, &[]));
+    assert_eq!(first_cells(open(&path).unwrap()), ["Anna", "+49 151 10000001"]);
+}

@@ -27,6 +27,7 @@ mod fetch;
 mod header;
 mod kind;
 mod limits;
+mod macro_sheets;
 mod ods_guard;
 mod ods_tally;
 mod shown;
@@ -247,16 +248,22 @@ impl Source {
                 let plan = xls_scan::check(path, &location)?;
                 let hints = sheet::Hints {
                     xls_codepage: plan.text.codepage,
-                    xls_copy: plan.copy,
+                    copy: plan.copy,
                     ..Default::default()
                 };
                 (hints, plan.text.note)
             }
             _ => {
                 let found = zip_scan::check(path, &location, format)?;
+                let copy = match format {
+                    Format::Xlsx | Format::Xlsm => macro_sheets::without_macro_sheets(path)
+                        .map_err(|e| SourceError::io(&location, e))?,
+                    _ => None,
+                };
                 let hints = sheet::Hints {
                     xlsb_formula_errors: found.xlsb_formula_errors,
                     guard: Some(found.guard),
+                    copy,
                     ..Default::default()
                 };
                 (hints, None)

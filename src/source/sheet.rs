@@ -38,8 +38,9 @@ pub(super) struct Hints {
     pub xlsb_formula_errors: bool,
     /// The code page XLS strings are decoded with, instead of the one the file names.
     pub xls_codepage: Option<u16>,
-    /// A corrected copy of an XLS for calamine to read instead of the file (`xls_formats`).
-    pub xls_copy: Option<File>,
+    /// A corrected copy of the workbook for calamine to read instead of the file: an XLS's
+    /// formats (`xls_formats`), an XLSX without macro sheets (`macro_sheets`).
+    pub copy: Option<File>,
     /// The parts scanned as calamine reads them (`zip_guard`).
     pub guard: Option<Arc<Guard>>,
 }
@@ -55,7 +56,7 @@ pub(super) fn open(
     extent: std::sync::Arc<super::Extent>,
 ) -> Result<SheetSource, SourceError> {
     let guard = hints.guard.unwrap_or_default();
-    let file = match hints.xls_copy {
+    let file = match hints.copy {
         Some(copy) => copy,
         None => File::open(path).map_err(|e| SourceError::io(location, e))?,
     };
@@ -136,11 +137,18 @@ fn resolve(book: &Book, location: &str, selector: &SheetSelector) -> Result<Stri
             })
             .or_else(|| wanted.trim().parse().ok().and_then(by_position)),
     };
-    found.cloned().ok_or_else(|| SourceError::SheetNotFound {
+    let found = found.cloned().ok_or_else(|| SourceError::SheetNotFound {
         location: location.to_owned(),
         wanted: selector.to_string(),
         available: names.clone(),
-    })
+    })?;
+    // A chart sheet has no cells: naming one is a wrong choice, not a damaged workbook.
+    let of_type = |typ: SheetType| book.sheets_metadata().iter().filter(move |s| s.typ == typ);
+    if of_type(SheetType::ChartSheet).any(|s| s.name == found) {
+        let tables = of_type(SheetType::WorkSheet).map(|s| s.name.clone()).collect();
+        return Err(SourceError::NotATable { location: location.to_owned(), sheet: found, tables });
+    }
+    Ok(found)
 }
 
 /// The first worksheet with a non-empty cell, visible sheets before hidden ones. XLS and ODS

@@ -235,6 +235,10 @@ fn consent_column(keys: &[String], yes_no: &[bool]) -> Option<(usize, &'static s
 
 /// A mapping guessed from the headers alone, and a line per choice for the user to check:
 /// [`infer_from`] without data rows.
+/// How the note of the columns carried as variables begins: `other columns as variables:
+/// `A`, `B``.
+pub const CARRIED_NOTE: &str = "other columns as variables: ";
+
 pub fn infer(headers: &[String]) -> (MappingFile, Vec<String>) {
     infer_from(headers, &[])
 }
@@ -338,10 +342,8 @@ pub fn infer_from(headers: &[String], samples: &[Vec<String>]) -> (MappingFile, 
     if !rest.is_empty() {
         // Dropping columns nobody mapped loses data the assistant could use; carry them.
         file.carry_unmapped = true;
-        notes.push(format!(
-            "other columns as variables: {}",
-            rest.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
-        ));
+        let carried: Vec<String> = rest.iter().map(|h| format!("`{h}`")).collect();
+        notes.push(format!("{CARRIED_NOTE}{}", carried.join(", ")));
     }
     (file, notes)
 }

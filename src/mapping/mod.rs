@@ -16,7 +16,7 @@ pub use file::{
     parse_delimiter,
 };
 pub use guard_spec::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
-pub use infer::{infer, infer_from};
+pub use infer::{CARRIED_NOTE, infer, infer_from};
 pub use roles::{Role, fits, roles_of, with_roles};
 pub use template::{render_template, render_template_with};
 
@@ -323,6 +323,22 @@ impl Finder<'_> {
 }
 
 impl Plan {
+    /// Leaves out the variables `carry_unmapped` took from `hidden` columns, which a person
+    /// does not see in the workbook: from there only a column `file` names is sent. The
+    /// columns left out.
+    pub fn leave_out_hidden(&mut self, file: &MappingFile, hidden: &[usize]) -> Vec<usize> {
+        let mut left_out = Vec::new();
+        self.variables.retain(|(name, columns)| {
+            let carried = !file.variables.contains_key(*name);
+            let from_hidden = carried && columns.iter().any(|c| hidden.contains(c));
+            if from_hidden {
+                left_out.extend(columns);
+            }
+            !from_hidden
+        });
+        left_out
+    }
+
     /// The phone cell of a row.
     pub fn phone_cell<'r>(&self, cells: &'r csv::StringRecord) -> &'r str {
         cells.get(self.phone).unwrap_or("")

@@ -376,7 +376,7 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
         (false, Some(client)) => Campaigns::Checked(fetch_campaigns(client).await?),
         _ => Campaigns::Unchecked,
     };
-    let (mapping, mapping_notes) = match mapping {
+    let (mapping, mut mapping_notes) = match mapping {
         Some(m) => (m, Vec::new()),
         None => {
             let samples = source.samples();
@@ -385,9 +385,14 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
             (file, notes)
         }
     };
-    // Said before any row is read, on a terminal and off it alike.
+    let mut resolved = mapping.resolve(&headers, &opts.location);
+    if let Ok(plan) = &mut resolved {
+        leave_out_hidden_columns(plan, &mapping, &source, &mut mapping_notes);
+    }
+    // Said before any row is read, on a terminal and off it alike, and before a mapping
+    // that cannot be resolved is refused.
     progress::announce_mapping(opts.display, &mapping_notes);
-    let plan = mapping.resolve(&headers, &opts.location)?;
+    let plan = resolved?;
     let (assistant, speaker) =
         assistant_check(opts, &mapping, &plan, &headers, client).await?.unzip();
     let never_call = never_call_list(opts, client).await?;
@@ -395,6 +400,33 @@ async fn prepare(opts: &ImportOptions, client: Option<&Client>) -> Result<Prepar
         load_guards(opts, &guard_spec(opts, &mapping), &headers, &plan, never_call).await?;
     check_fixed_campaign(&plan, &campaigns)?;
     Ok(Prepared { source, headers, mapping_notes, plan, assistant, speaker, guards, campaigns })
+}
+
+/// Columns the workbook hides are not carried as variables: the note of the columns carried
+/// loses them, and one more says which were left out and how to send one.
+fn leave_out_hidden_columns(
+    plan: &mut Plan,
+    mapping: &MappingFile,
+    source: &Source,
+    notes: &mut Vec<String>,
+) {
+    let left_out = plan.leave_out_hidden(mapping, &source.hidden_columns());
+    if left_out.is_empty() {
+        return;
+    }
+    let named = |c: &usize| format!("`{}`", source.headers[*c]);
+    let hidden: Vec<String> = left_out.iter().map(named).collect();
+    use crate::mapping::CARRIED_NOTE;
+    for note in notes.iter_mut().filter(|n| n.starts_with(CARRIED_NOTE)) {
+        let carried =
+            note[CARRIED_NOTE.len()..].split(", ").filter(|c| !hidden.iter().any(|h| h == c));
+        *note = format!("{CARRIED_NOTE}{}", carried.collect::<Vec<_>>().join(", "));
+    }
+    notes.retain(|n| n != CARRIED_NOTE);
+    notes.push(format!(
+        "hidden in the workbook, not sent: {} (name one under [variables] in a mapping to send it)",
+        hidden.join(", ")
+    ));
 }
 
 /// Rows looked at before the first request to count what a run will send: a sheet of up to

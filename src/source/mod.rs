@@ -206,6 +206,8 @@ pub struct Source {
     /// the look-ahead), handed out before the rest.
     pending: VecDeque<Result<Record, SourceError>>,
     rows: Rows,
+    /// The sheet's hidden column ranges, once its reader has seen them (XLSX).
+    hidden_columns: Option<sheet::HiddenColumns>,
 }
 
 /// Bytes read to decide format, encoding and delimiter.
@@ -299,6 +301,7 @@ impl Source {
             notes: Vec::new(),
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
+            hidden_columns: Some(opened.hidden_columns),
         };
         source.with_header(opts.header_row)
     }
@@ -334,6 +337,7 @@ impl Source {
             notes: opened.encoding_note.into_iter().collect(),
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
+            hidden_columns: None,
         };
         source.with_header(opts.header_row)
     }
@@ -435,6 +439,22 @@ impl Source {
             width: self.headers.len(),
             extent: self.extent,
         }
+    }
+}
+
+impl Source {
+    /// The columns (indexes into `headers`) the workbook hides: a person does not see them.
+    /// Known once the header is found, which reads past where a sheet declares them.
+    pub fn hidden_columns(&self) -> Vec<usize> {
+        let ranges = self.hidden_columns.as_ref().and_then(|h| h.get());
+        let width = self.headers.len();
+        let columns = ranges.into_iter().flatten().flat_map(|&(first, last)| {
+            (first as usize)..=(last as usize).min(width.saturating_sub(1))
+        });
+        let mut columns: Vec<usize> = columns.filter(|&c| c < width).collect();
+        columns.sort_unstable();
+        columns.dedup();
+        columns
     }
 }
 

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use calamine::{
     Cell, Data, DataRef, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, XlsError,
@@ -29,7 +29,12 @@ pub(super) struct SheetSource {
     /// Every sheet of the workbook, in tab order.
     pub names: Vec<String>,
     pub rows: SheetRows,
+    /// The sheet's hidden column ranges, known once its first row is read (XLSX only).
+    pub hidden_columns: HiddenColumns,
 }
+
+/// Hidden column ranges (0-based, first and last), set by the thread that reads the sheet.
+pub(super) type HiddenColumns = Arc<OnceLock<Vec<(u32, u32)>>>;
 
 /// What the pre-flight found that changes how calamine is driven.
 #[derive(Debug, Default)]
@@ -74,7 +79,9 @@ pub(super) fn open(
     };
     let names = book.sheet_names();
     let position = names.iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
+    let hidden_columns = Arc::new(OnceLock::new());
     let read = super::sheet_rows::Read {
+        hidden_columns: hidden_columns.clone(),
         sheet: sheet.clone(),
         loaded,
         formula_errors: hints.xlsb_formula_errors.then(|| path.to_owned()),
@@ -83,7 +90,7 @@ pub(super) fn open(
         marks: super::shown::marks(region),
     };
     let rows = SheetRows::spawn(book, location, read, extent)?;
-    Ok(SheetSource { sheet, position, names, rows })
+    Ok(SheetSource { sheet, position, names, rows, hidden_columns })
 }
 
 fn open_book(
@@ -218,7 +225,7 @@ fn xlsx_has_value(path: &Path, sheet: &str, is_1904: bool, guard: &Guard) -> Res
         !found
     };
     let marks = ssfmt::FormatOptions::default();
-    match super::xlsx::read_sheet(path, sheet, is_1904, &marks, |_| {}, cell) {
+    match super::xlsx::read_sheet(path, sheet, is_1904, &marks, |_, _| {}, cell) {
         Ok(()) => Ok(found),
         Err(failure) => Err(guard.keep(failure).1),
     }

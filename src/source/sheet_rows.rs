@@ -96,17 +96,20 @@ pub(super) struct Read {
     pub path: PathBuf,
     /// The decimal mark and grouping of the run's region, for numbers shown as formatted.
     pub marks: ssfmt::FormatOptions,
+    /// Where the sheet's hidden columns go once read.
+    pub hidden_columns: super::sheet::HiddenColumns,
 }
 
 /// The producer thread: reads the sheet, sends batches, ends with the error if there is one.
 fn produce(mut book: Book, location: String, read: Read, tx: SyncSender<Batch>, extent: &Extent) {
     let mut out = Batches::new(tx);
-    let Read { sheet, loaded, formula_errors, guard, path, marks } = read;
+    let Read { sheet, loaded, formula_errors, guard, path, marks, hidden_columns } = read;
     // Who reads the sheet: leadsync's own reader an XLSX worksheet, calamine the rest.
     let read = super::caught::catch(|| match (&book, &loaded) {
         (Sheets::Xlsx(wb), None) => {
             let is_1904 = wb.has_1904_epoch();
-            stream_xlsx(&path, &sheet, is_1904, &marks, &mut out, extent, &guard)
+            let shape = Shape { is_1904, marks: &marks, hidden_columns: &hidden_columns };
+            stream_xlsx(&path, &sheet, shape, &mut out, extent, &guard)
         }
         _ => {
             let errors = formula_errors.as_deref();
@@ -170,25 +173,35 @@ fn read_by_calamine(
 fn stream_xlsx(
     path: &Path,
     sheet: &str,
-    is_1904: bool,
-    marks: &ssfmt::FormatOptions,
+    shape: Shape<'_>,
     out: &mut Batches,
     extent: &Extent,
     guard: &Guard,
 ) -> Result<(), Failure> {
     let mut row = RowBuilder::new(0);
     let mut open = true;
-    let start = |dimensions: Dimensions| extent.set_total(last_row(dimensions));
+    let start = |dimensions: Dimensions, hidden: Vec<(u32, u32)>| {
+        extent.set_total(last_row(dimensions));
+        let _ = shape.hidden_columns.set(hidden);
+    };
     let cell = |r: u32, c: u32, value: &Value<'_>, hidden: Option<Hidden>| {
         open = row.add(r, c, value, out);
         row.hidden = hidden;
         open
     };
+    let (is_1904, marks) = (shape.is_1904, shape.marks);
     xlsx::read_sheet(path, sheet, is_1904, marks, start, cell).map_err(|e| guard.keep(e))?;
     if open {
         out.push(row.take());
     }
     Ok(())
+}
+
+/// What an XLSX worksheet's cells are read with, and where its hidden columns go.
+struct Shape<'a> {
+    is_1904: bool,
+    marks: &'a ssfmt::FormatOptions,
+    hidden_columns: &'a super::sheet::HiddenColumns,
 }
 
 /// XLSB cells with the formula errors calamine skips (see `xlsb_errors`), read from a second

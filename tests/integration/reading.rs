@@ -283,3 +283,40 @@ fn hidden_and_filtered_rows_are_skipped_with_their_reasons() {
         report["rows"].as_array().unwrap().iter().map(|r| &r["status"]).collect();
     assert_eq!(statuses, ["valid"; 5], "{report}");
 }
+
+/// A column hidden in the workbook (`Notiz intern`) was sent as a variable: a person does not
+/// see it, so it stays out unless a mapping names it.
+#[test]
+fn hidden_columns_are_not_carried_as_variables() {
+    use rust_xlsxwriter::Workbook;
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let rows = [
+        ["Name", "Telefon", "Notiz intern", "Ort"],
+        ["Anna", "+49 151 10000001", "zahlt spät", "Köln"],
+    ];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, text) in row.iter().enumerate() {
+            sheet.write_string(r as u32, c as u16, *text).unwrap();
+        }
+    }
+    sheet.set_column_hidden(2).unwrap();
+    let file = dir.path().join("hidden_column.xlsx");
+    book.save(&file).unwrap();
+
+    let (report, err) = dry_run(&file, &[], 0);
+    let variables = &report["rows"][0]["variables"];
+    assert!(variables.get("notiz_intern").is_none(), "{report}");
+    assert_eq!(variables["ort"], "Köln", "{report}");
+    assert!(err.contains("other columns as variables: `Ort`\n"), "{err}");
+    assert!(err.contains("hidden in the workbook, not sent: `Notiz intern`"), "{err}");
+
+    let toml = "phone = \"Telefon\"\n[variables]\nnotiz = \"Notiz intern\"\n";
+    let mapping = write(dir.path(), "m.toml", toml);
+    let (report, _) = dry_run(&file, &["--mapping", mapping.to_str().unwrap()], 0);
+    assert_eq!(
+        report["rows"][0]["variables"]["notiz"], "zahlt spät",
+        "named, it is sent: {report}"
+    );
+}

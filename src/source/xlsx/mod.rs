@@ -51,7 +51,8 @@ impl Failure {
 }
 
 /// Reads the worksheet `sheet` of the workbook at `path`: `start` gets its declared
-/// dimensions (A1:A1 when it declares none, as calamine has them) before any cell, then
+/// dimensions (A1:A1 when it declares none, as calamine has them) and its hidden columns
+/// (0-based, first and last of each range) before any cell, then
 /// `cell` gets each cell as (0-based row, 0-based column, value, whether its row is hidden and
 /// why) in the part's order, until it returns false.
 pub(super) fn read_sheet(
@@ -59,7 +60,7 @@ pub(super) fn read_sheet(
     sheet: &str,
     is_1904: bool,
     marks: &FormatOptions,
-    start: impl FnOnce(Dimensions),
+    start: impl FnOnce(Dimensions, Vec<(u32, u32)>),
     cell: impl FnMut(u32, u32, &Value<'_>, Option<Hidden>) -> bool,
 ) -> Result<(), Failure> {
     let no_row = |e: io::Error| Failure::at(None, e);
@@ -75,7 +76,8 @@ pub(super) fn read_sheet(
     let book = Book { strings, styles, is_1904, marks };
     let mut cells = Cells::new(xml, &book);
     cells.filter = filter;
-    start(cells.dimensions().map_err(no_row)?);
+    let (dimensions, hidden_columns) = cells.dimensions().map_err(no_row)?;
+    start(dimensions, hidden_columns);
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
@@ -174,9 +176,10 @@ impl<'b, R: Read> Cells<'b, R> {
         }
     }
 
-    /// Reads up to `<sheetData>`: the `<dimension>` on the way.
-    fn dimensions(&mut self) -> io::Result<Dimensions> {
+    /// Reads up to `<sheetData>`: the `<dimension>` and the hidden `<col>` ranges on the way.
+    fn dimensions(&mut self) -> io::Result<(Dimensions, Vec<(u32, u32)>)> {
         let mut dimensions = Dimensions::default();
+        let mut hidden = Vec::new();
         loop {
             match self.xml.next_token()? {
                 None => return Err(unexpected_end(b"worksheet")),
@@ -186,7 +189,20 @@ impl<'b, R: Read> Cells<'b, R> {
                         invalid(format!("a damaged dimension `{}`", String::from_utf8_lossy(range)))
                     })?;
                 }
-                Some(Token::Start { name: b"sheetData", .. }) => return Ok(dimensions),
+                Some(Token::Start { name: b"col", attrs }) => {
+                    let number = |key: &[u8]| {
+                        markup::attribute(attrs, key).and_then(parse_number).map(|n| n as u32)
+                    };
+                    let is_hidden =
+                        matches!(markup::attribute(attrs, b"hidden"), Some(b"1" | b"true"));
+                    if let (true, Some(min), Some(max)) =
+                        (is_hidden, number(b"min"), number(b"max"))
+                    {
+                        // 1-based in the file; a range past Excel's grid is cut to it.
+                        hidden.push((min.saturating_sub(1), max.min(16_384).saturating_sub(1)));
+                    }
+                }
+                Some(Token::Start { name: b"sheetData", .. }) => return Ok((dimensions, hidden)),
                 Some(_) => {}
             }
         }

@@ -28,6 +28,7 @@ mod header;
 mod kind;
 mod limits;
 mod macro_sheets;
+mod merged;
 mod ods_guard;
 mod ods_tally;
 mod shown;
@@ -206,8 +207,8 @@ pub struct Source {
     /// the look-ahead), handed out before the rest.
     pending: VecDeque<Result<Record, SourceError>>,
     rows: Rows,
-    /// The sheet's hidden column ranges, once its reader has seen them (XLSX).
-    hidden_columns: Option<sheet::HiddenColumns>,
+    /// The sheet's hidden columns and merged cells, once its reader has seen them (XLSX).
+    layout: Option<sheet::SheetLayout>,
 }
 
 /// Bytes read to decide format, encoding and delimiter.
@@ -301,7 +302,7 @@ impl Source {
             notes: Vec::new(),
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
-            hidden_columns: Some(opened.hidden_columns),
+            layout: Some(opened.layout),
         };
         source.with_header(opts.header_row)
     }
@@ -337,16 +338,28 @@ impl Source {
             notes: opened.encoding_note.into_iter().collect(),
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
-            hidden_columns: None,
+            layout: None,
         };
         source.with_header(opts.header_row)
     }
 
     /// Reads up to and including the header row: the one asked for, or the sniffed one.
     fn with_header(mut self, header_row: Option<u64>) -> Result<Source, SourceError> {
-        let header = match header_row {
-            Some(n) => self.read_to_row(n)?,
+        let (header, above, first_filled) = match header_row {
+            Some(n) => (self.read_to_row(n)?, None, None),
             None => self.sniff_header()?,
+        };
+        let header = match self.two_row_header(&header, above.as_ref())? {
+            Some((combined, top_row)) => {
+                let rows = format!("{top_row}\u{2013}{}", combined.row);
+                self.notes.extend(header::skipped_note(first_filled, top_row));
+                self.notes.push(format!("header on rows {rows}: cells merged across columns"));
+                combined
+            }
+            None => {
+                self.notes.extend(header::skipped_note(first_filled, header.row));
+                header
+            }
         };
         self.headers = header::names(&header);
         self.header_row = header.row;
@@ -387,7 +400,40 @@ impl Source {
         })
     }
 
-    fn sniff_header(&mut self) -> Result<Record, SourceError> {
+    /// The header of two rows a merged cell makes (`merged`): the row found and the one
+    /// below it, or the row above it and the row found (the look-ahead takes a merged top
+    /// row, narrower than its sub-header, for a title). Its top row with it.
+    fn two_row_header(
+        &mut self,
+        header: &Record,
+        above: Option<&Record>,
+    ) -> Result<Option<(Record, u64)>, SourceError> {
+        let merged = self.layout.as_ref().and_then(|l| l.get()).map(|l| l.merged.as_slice());
+        let Some(ranges) = merged.filter(|m| !m.is_empty()) else { return Ok(None) };
+        if let Some(combined) = above.and_then(|top| merged::two_row_header(top, header, ranges)) {
+            return Ok(Some((combined, header.row - 1)));
+        }
+        let next = match self.pending.front() {
+            Some(Ok(next)) => Some(next.clone()),
+            Some(Err(_)) => None,
+            None => match self.rows.next().transpose()? {
+                Some(next) => {
+                    self.pending.push_front(Ok(next.clone()));
+                    Some(next)
+                }
+                None => None,
+            },
+        };
+        let combined = next.and_then(|sub| merged::two_row_header(header, &sub, ranges));
+        if combined.is_some() {
+            self.pending.pop_front();
+        }
+        Ok(combined.map(|c| (c, header.row)))
+    }
+
+    /// The header row the look-ahead finds, the non-blank row right above it (if it was
+    /// skipped), and the first row with data.
+    fn sniff_header(&mut self) -> Result<(Record, Option<Record>, Option<u64>), SourceError> {
         let mut seen: Vec<Record> = Vec::new();
         let (mut non_blank, mut stopped_by) = (0, None);
         while non_blank < LOOKAHEAD_ROWS && seen.len() < LOOKAHEAD_RECORDS {
@@ -414,9 +460,9 @@ impl Source {
         let first_filled = seen.iter().find(|r| !r.is_blank()).map(|r| r.row);
         let mut rest = seen.split_off(at);
         let header = rest.remove(0);
-        self.notes.extend(header::skipped_note(first_filled, header.row));
+        let above = seen.pop().filter(|r| r.row + 1 == header.row && !r.is_blank());
         self.pending = rest.into_iter().map(Ok).chain(stopped_by.map(Err)).collect();
-        Ok(header)
+        Ok((header, above, first_filled))
     }
 
     /// The first data rows below the header, each its cells by column index: the rows read
@@ -446,7 +492,7 @@ impl Source {
     /// The columns (indexes into `headers`) the workbook hides: a person does not see them.
     /// Known once the header is found, which reads past where a sheet declares them.
     pub fn hidden_columns(&self) -> Vec<usize> {
-        let ranges = self.hidden_columns.as_ref().and_then(|h| h.get());
+        let ranges = self.layout.as_ref().and_then(|l| l.get()).map(|l| &l.hidden_columns);
         let width = self.headers.len();
         let columns = ranges.into_iter().flatten().flat_map(|&(first, last)| {
             (first as usize)..=(last as usize).min(width.saturating_sub(1))

@@ -29,12 +29,20 @@ pub(super) struct SheetSource {
     /// Every sheet of the workbook, in tab order.
     pub names: Vec<String>,
     pub rows: SheetRows,
-    /// The sheet's hidden column ranges, known once its first row is read (XLSX only).
-    pub hidden_columns: HiddenColumns,
+    /// The sheet's hidden columns and merged cells, known once its first row is read.
+    pub layout: SheetLayout,
 }
 
-/// Hidden column ranges (0-based, first and last), set by the thread that reads the sheet.
-pub(super) type HiddenColumns = Arc<OnceLock<Vec<(u32, u32)>>>;
+/// What an XLSX sheet says of its shape besides its cells, set by the thread that reads it.
+pub(super) type SheetLayout = Arc<OnceLock<Layout>>;
+
+#[derive(Debug, Default)]
+pub(super) struct Layout {
+    /// Hidden column ranges, 0-based, first and last.
+    pub hidden_columns: Vec<(u32, u32)>,
+    /// Merged ranges, when the sheet is small enough to look for them (`merged`).
+    pub merged: Vec<super::merged::Range>,
+}
 
 /// What the pre-flight found that changes how calamine is driven.
 #[derive(Debug, Default)]
@@ -79,9 +87,9 @@ pub(super) fn open(
     };
     let names = book.sheet_names();
     let position = names.iter().position(|name| *name == sheet).map_or(0, |i| i + 1);
-    let hidden_columns = Arc::new(OnceLock::new());
+    let layout = Arc::new(OnceLock::new());
     let read = super::sheet_rows::Read {
-        hidden_columns: hidden_columns.clone(),
+        layout: layout.clone(),
         sheet: sheet.clone(),
         loaded,
         formula_errors: hints.xlsb_formula_errors.then(|| path.to_owned()),
@@ -90,7 +98,7 @@ pub(super) fn open(
         marks: super::shown::marks(region),
     };
     let rows = SheetRows::spawn(book, location, read, extent)?;
-    Ok(SheetSource { sheet, position, names, rows, hidden_columns })
+    Ok(SheetSource { sheet, position, names, rows, layout })
 }
 
 fn open_book(

@@ -320,3 +320,51 @@ fn hidden_columns_are_not_carried_as_variables() {
         "named, it is sent: {report}"
     );
 }
+
+/// A CRM export's two-row header: `Kontakt` merged over `Vorname | Nachname`, `Adresse` over
+/// `Straße | Ort`, `Telefon` and `Firma` merged down over both rows; a company merged down over
+/// its two contacts. Columns were nameless and the sub-header was a rejected row.
+#[test]
+fn merged_headers_name_each_column_and_merged_values_fill_down() {
+    use rust_xlsxwriter::{Format, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let plain = Format::new();
+    sheet.merge_range(0, 0, 0, 1, "Kontakt", &plain).unwrap();
+    sheet.merge_range(0, 2, 0, 3, "Adresse", &plain).unwrap();
+    sheet.merge_range(0, 4, 1, 4, "Telefon", &plain).unwrap();
+    sheet.merge_range(0, 5, 1, 5, "Firma", &plain).unwrap();
+    for (c, sub) in ["Vorname", "Nachname", "Straße", "Ort"].iter().enumerate() {
+        sheet.write_string(1, c as u16, *sub).unwrap();
+    }
+    let people = [
+        ["Anna", "Schmidt", "Hauptstr. 1", "Köln", "+49 151 10000001"],
+        ["Ben", "Weber", "Ringstr. 2", "Bonn", "+49 151 10000002"],
+    ];
+    for (r, person) in people.iter().enumerate() {
+        for (c, text) in person.iter().enumerate() {
+            sheet.write_string(r as u32 + 2, c as u16, *text).unwrap();
+        }
+    }
+    sheet.merge_range(2, 5, 3, 5, "Acme GmbH", &plain).unwrap();
+    let file = dir.path().join("merged.xlsx");
+    book.save(&file).unwrap();
+
+    let (report, err) = dry_run(&file, &[], 0);
+    assert!(err.contains("header on rows 1\u{2013}2: cells merged across columns"), "{err}");
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "the sub-header is no data row: {report}");
+    for (row, (first, last, street, firm)) in rows.iter().zip([
+        ("Anna", "Schmidt", "Hauptstr. 1", "Acme GmbH"),
+        ("Ben", "Weber", "Ringstr. 2", "Acme GmbH"),
+    ]) {
+        let variables = &row["variables"];
+        let names: Vec<&str> =
+            variables.as_object().unwrap().values().map(|v| v.as_str().unwrap()).collect();
+        assert!(names.contains(&first) && names.contains(&last), "{report}\n{err}");
+        assert_eq!(variables["adresse_straße"], street, "{report}");
+        assert_eq!(variables["firma"], firm, "merged down over both contacts: {report}");
+    }
+    assert!(err.contains("`Kontakt Nachname`") || err.contains("Kontakt Nachname"), "{err}");
+}

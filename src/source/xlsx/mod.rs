@@ -81,6 +81,38 @@ pub(super) fn read_sheet(
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
+/// A sheet names no more merged ranges than this; more are damage or an attack, and the rest
+/// are not read.
+const MAX_MERGED_RANGES: usize = 100_000;
+
+/// The merged ranges of the worksheet `sheet` (0-based), when its part inflates to at most
+/// `max_bytes`; `None` for a bigger one. A worksheet lists them after its rows, so they are
+/// known before the first row only by reading the part once more: worth it for the sheets
+/// people merge cells in, not for a million rows.
+pub(super) fn merged_ranges(
+    path: &Path,
+    sheet: &str,
+    max_bytes: u64,
+) -> io::Result<Option<Vec<Dimensions>>> {
+    let mut package = Package::open(BufReader::new(File::open(path)?))?;
+    let (part, _) = package.sheet_part(sheet)?;
+    if package.part_size(&part)? > max_bytes {
+        return Ok(None);
+    }
+    let Some(mut xml) = package.part(&part)? else { return Ok(Some(Vec::new())) };
+    let mut ranges = Vec::new();
+    while let Some(token) = xml.next_token()? {
+        if let Token::Start { name: b"mergeCell", attrs } = token {
+            let range = markup::attribute(attrs, b"ref").and_then(parse_dimensions);
+            ranges.extend(range.filter(|r| r.start.0 <= r.end.0 && r.start.1 <= r.end.1));
+            if ranges.len() == MAX_MERGED_RANGES {
+                break;
+            }
+        }
+    }
+    Ok(Some(ranges))
+}
+
 /// What the cells refer to.
 struct Book<'m> {
     strings: Vec<String>,

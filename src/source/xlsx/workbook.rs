@@ -58,6 +58,12 @@ impl<R: Read + Seek> Package<R> {
         }
     }
 
+    /// How many bytes the part `path` inflates to.
+    pub(super) fn part_size(&mut self, path: &str) -> io::Result<u64> {
+        let name = entry_in(&self.names, path);
+        Ok(self.zip.by_name(name).map_err(io::Error::other)?.size())
+    }
+
     /// The zip entry's own name for the part `path`, as calamine looks it up.
     pub(super) fn entry<'a>(&'a self, path: &'a str) -> &'a str {
         entry_in(&self.names, path)

@@ -147,6 +147,8 @@ pub enum Hidden {
     Row,
     /// Hidden by the sheet's autofilter: it does not match what the person filtered for.
     Filtered,
+    /// A table's totals row (`Summe`): no lead, never read as one. Only the reader sees it.
+    Totals,
 }
 
 impl Record {
@@ -361,6 +363,7 @@ impl Source {
                 header
             }
         };
+        self.notes.extend(self.totals_note());
         self.headers = header::names(&header);
         self.header_row = header.row;
         self.extent.set_header_row(header.row);
@@ -398,6 +401,18 @@ impl Source {
             header_row: wanted,
             last_row,
         })
+    }
+
+    /// `row 12 skipped: the totals row of a table`, for the tables' totals rows the reader
+    /// passed over.
+    fn totals_note(&self) -> Option<String> {
+        let layout = self.layout.as_ref().and_then(|l| l.get())?;
+        let rows: Vec<String> = layout.totals_rows.iter().map(|r| (r + 1).to_string()).collect();
+        match rows.as_slice() {
+            [] => None,
+            [one] => Some(format!("row {one} skipped: the totals row of a table")),
+            many => Some(format!("rows {} skipped: the totals rows of tables", many.join(", "))),
+        }
     }
 
     /// The header of two rows a merged cell makes (`merged`): the row found and the one

@@ -42,6 +42,8 @@ pub(super) struct Layout {
     pub hidden_columns: Vec<(u32, u32)>,
     /// Merged ranges, when the sheet is small enough to look for them (`merged`).
     pub merged: Vec<super::merged::Range>,
+    /// Its tables' totals rows (0-based), which the reader skips.
+    pub totals_rows: Vec<u32>,
 }
 
 /// What the pre-flight found that changes how calamine is driven.
@@ -233,7 +235,7 @@ fn xlsx_has_value(path: &Path, sheet: &str, is_1904: bool, guard: &Guard) -> Res
         !found
     };
     let marks = ssfmt::FormatOptions::default();
-    match super::xlsx::read_sheet(path, sheet, is_1904, &marks, |_, _| {}, cell) {
+    match super::xlsx::read_sheet(path, sheet, is_1904, &marks, |_, _, _| {}, cell) {
         Ok(()) => Ok(found),
         Err(failure) => Err(guard.keep(failure).1),
     }

@@ -190,9 +190,9 @@ fn stream_xlsx(
     let mut row = RowBuilder::new(0);
     row.fill = DownFill::new(&merged);
     let mut open = true;
-    let start = |dimensions: Dimensions, hidden_columns: Vec<(u32, u32)>| {
+    let start = |dimensions: Dimensions, hidden_columns: Vec<(u32, u32)>, totals_rows| {
         extent.set_total(last_row(dimensions));
-        let _ = shape.layout.set(Layout { hidden_columns, merged });
+        let _ = shape.layout.set(Layout { hidden_columns, merged, totals_rows });
     };
     let cell = |r: u32, c: u32, value: &Value<'_>, hidden: Option<Hidden>| {
         open = row.add(r, c, value, out);
@@ -348,6 +348,13 @@ impl RowBuilder {
     /// The record for the cells pushed so far, `None` for a row without any value.
     fn take(&mut self) -> Option<Record> {
         self.fill_down();
+        // A table's totals row is no lead: the Source says it was skipped (`Layout`).
+        if self.hidden == Some(Hidden::Totals) {
+            self.text.clear();
+            self.spans.clear();
+            self.hidden = None;
+            return None;
+        }
         if self.spans.is_empty() {
             return None;
         }

@@ -368,3 +368,32 @@ fn merged_headers_name_each_column_and_merged_values_fill_down() {
     }
     assert!(err.contains("`Kontakt Nachname`") || err.contains("Kontakt Nachname"), "{err}");
 }
+
+/// A table's totals row (`Summe`) became a rejected row; it is no lead, and the run says it
+/// was skipped.
+#[test]
+fn a_table_s_totals_row_is_skipped_with_a_note() {
+    use rust_xlsxwriter::{Table, TableColumn, TableFunction, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let rows = [["Anna", "+49 151 10000001"], ["Ben", "+49 151 10000002"]];
+    for (r, row) in rows.iter().enumerate() {
+        sheet.write_string(r as u32 + 1, 0, row[0]).unwrap();
+        sheet.write_string(r as u32 + 1, 1, row[1]).unwrap();
+        sheet.write_number(r as u32 + 1, 2, 100.0).unwrap();
+    }
+    let columns = [
+        TableColumn::new().set_header("Name").set_total_label("Summe"),
+        TableColumn::new().set_header("Telefon"),
+        TableColumn::new().set_header("Umsatz").set_total_function(TableFunction::Sum),
+    ];
+    let table = Table::new().set_columns(&columns).set_total_row(true);
+    sheet.add_table(0, 0, 3, 2, &table).unwrap();
+    let file = dir.path().join("table.xlsx");
+    book.save(&file).unwrap();
+
+    let (report, err) = dry_run(&file, &[], 0);
+    assert_eq!(report["rows"].as_array().unwrap().len(), 2, "{report}\n{err}");
+    assert!(err.contains("row 4 skipped: the totals row of a table"), "{err}");
+}

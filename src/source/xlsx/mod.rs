@@ -51,8 +51,8 @@ impl Failure {
 }
 
 /// Reads the worksheet `sheet` of the workbook at `path`: `start` gets its declared
-/// dimensions (A1:A1 when it declares none, as calamine has them) and its hidden columns
-/// (0-based, first and last of each range) before any cell, then
+/// dimensions (A1:A1 when it declares none, as calamine has them), its hidden columns
+/// (0-based, first and last of each range) and its tables' totals rows before any cell, then
 /// `cell` gets each cell as (0-based row, 0-based column, value, whether its row is hidden and
 /// why) in the part's order, until it returns false.
 pub(super) fn read_sheet(
@@ -60,13 +60,15 @@ pub(super) fn read_sheet(
     sheet: &str,
     is_1904: bool,
     marks: &FormatOptions,
-    start: impl FnOnce(Dimensions, Vec<(u32, u32)>),
+    start: impl FnOnce(Dimensions, Vec<(u32, u32)>, Vec<u32>),
     cell: impl FnMut(u32, u32, &Value<'_>, Option<Hidden>) -> bool,
 ) -> Result<(), Failure> {
     let no_row = |e: io::Error| Failure::at(None, e);
     let file = BufReader::new(File::open(path).map_err(no_row)?);
     let mut package = Package::open(file).map_err(no_row)?;
     let (part, filter) = package.sheet_part(sheet).map_err(no_row)?;
+    // A damaged table part costs only its totals row.
+    let totals = package.totals_rows(&part).unwrap_or_default();
     let strings = package.shared_strings().map_err(no_row)?;
     let styles = package.styles().map_err(no_row)?;
     let part = package.entry(&part).to_owned();
@@ -76,8 +78,9 @@ pub(super) fn read_sheet(
     let book = Book { strings, styles, is_1904, marks };
     let mut cells = Cells::new(xml, &book);
     cells.filter = filter;
+    cells.totals = totals;
     let (dimensions, hidden_columns) = cells.dimensions().map_err(no_row)?;
-    start(dimensions, hidden_columns);
+    start(dimensions, hidden_columns, cells.totals.clone());
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
@@ -140,6 +143,8 @@ struct Cells<'b, R> {
     hidden: Option<Hidden>,
     /// The rows the sheet's autofilter covers: a hidden one among them is filtered out.
     filter: Option<FilterRows>,
+    /// The totals rows of the sheet's tables.
+    totals: Vec<u32>,
 }
 
 /// A cell's `t` attribute.
@@ -205,6 +210,7 @@ impl<'b, R: Read> Cells<'b, R> {
             other: Vec::new(),
             hidden: None,
             filter: None,
+            totals: Vec::new(),
         }
     }
 
@@ -253,6 +259,9 @@ impl<'b, R: Read> Cells<'b, R> {
                     }
                     let hidden = markup::attribute(attrs, b"hidden");
                     self.hidden = matches!(hidden, Some(b"1" | b"true")).then(|| self.why_hidden());
+                    if self.totals.contains(&self.row) {
+                        self.hidden = Some(Hidden::Totals);
+                    }
                     continue;
                 }
                 Some(Token::End { name: b"row" }) => {

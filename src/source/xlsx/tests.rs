@@ -35,7 +35,7 @@ fn by_leadsync(path: &Path, sheet: &str, is_1904: bool) -> Read {
         sheet,
         is_1904,
         &ssfmt::FormatOptions::default(),
-        |_, _| {},
+        |_, _, _| {},
         |r, c, value, _| {
             let mut text = String::new();
             // calamine, the reference, has the stored number.
@@ -184,7 +184,7 @@ fn damaged_sheets_are_errors_with_their_row() {
             "Leads & more",
             false,
             &ssfmt::FormatOptions::default(),
-            |_, _| {},
+            |_, _, _| {},
             |_, _, _, _| {
                 rows += 1;
                 true

@@ -129,6 +129,35 @@ impl<R: Read + Seek> Package<R> {
         Ok((part, filter))
     }
 
+    /// The totals rows (0-based) of the tables on the worksheet in the part `sheet`: a table's
+    /// last `totalsRowCount` rows.
+    pub(super) fn totals_rows(&mut self, sheet: &str) -> io::Result<Vec<u32>> {
+        let (folder, name) = sheet.split_at(sheet.rfind('/').map_or(0, |i| i + 1));
+        let rels = format!("{folder}_rels/{name}.rels");
+        if self.part(&rels)?.is_none() {
+            return Ok(Vec::new());
+        }
+        let tables: Vec<String> = (self.relationships(&rels)?.into_values())
+            .filter(|(_, kind)| kind.ends_with("/relationships/table"))
+            .map(|(target, _)| joined(folder, &target))
+            .collect();
+        let mut rows = Vec::new();
+        for table in tables {
+            let Some(mut xml) = self.part(&table)? else { continue };
+            while let Some(token) = xml.next_token()? {
+                let Token::Start { name: b"table", attrs, .. } = token else { continue };
+                let count = attribute(attrs, b"totalsRowCount").and_then(super::parse_number);
+                let range = attribute(attrs, b"ref").and_then(super::parse_dimensions);
+                if let (Some(count), Some(range)) = (count, range) {
+                    let first = range.end.0.saturating_sub(count as u32 - 1).max(range.start.0 + 1);
+                    rows.extend(first..=range.end.0);
+                }
+                break;
+            }
+        }
+        Ok(rows)
+    }
+
     /// The shared strings, in order; none when the workbook has no such part.
     pub(super) fn shared_strings(&mut self) -> io::Result<Vec<String>> {
         let path = format!("{}sharedStrings.xml", self.folder);
@@ -218,6 +247,25 @@ impl Styles {
     }
 }
 
+/// The part `target` names relative to `folder` (`xl/worksheets/` and `../tables/t1.xml` give
+/// `xl/tables/t1.xml`), or absolutely.
+fn joined(folder: &str, target: &str) -> String {
+    if let Some(absolute) = target.strip_prefix('/') {
+        return absolute.to_owned();
+    }
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for piece in target.split('/') {
+        match piece {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            piece => parts.push(piece),
+        }
+    }
+    parts.join("/")
+}
+
 /// The rows an autofilter covers, 0-based: its header row, then its last row.
 pub(in super::super) type FilterRows = (u32, u32);
 
@@ -268,6 +316,13 @@ mod tests {
         zip.write_all(xml.as_bytes()).unwrap();
         let bytes = zip.finish().unwrap().into_inner();
         Package::open(std::io::Cursor::new(bytes)).unwrap().styles().unwrap()
+    }
+
+    #[test]
+    fn relative_targets_are_joined_to_their_folder() {
+        assert_eq!(joined("xl/worksheets/", "../tables/table1.xml"), "xl/tables/table1.xml");
+        assert_eq!(joined("xl/worksheets/", "/xl/tables/t.xml"), "xl/tables/t.xml");
+        assert_eq!(joined("xl/", "worksheets/./sheet1.xml"), "xl/worksheets/sheet1.xml");
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod caught;
 mod cell;
 mod cfb;
 mod csv;
+mod default_key;
 mod delimiter;
 mod detect;
 mod encoding;
@@ -211,6 +212,9 @@ pub struct Source {
     rows: Rows,
     /// The sheet's hidden columns and merged cells, once its reader has seen them (XLSX).
     layout: Option<sheet::SheetLayout>,
+    /// The decrypted copy of a workbook encrypted with Excel's default key, read from until
+    /// the rows are (`default_key`).
+    decrypted: Option<tempfile::TempPath>,
 }
 
 /// Bytes read to decide format, encoding and delimiter.
@@ -243,7 +247,12 @@ impl Source {
         let format = match detect::kind(&location, &prefix)? {
             detect::Kind::Text => return Source::open_text(location, file, prefix, whole, opts),
             detect::Kind::Zip => detect::zip_format(path, &location)?,
-            detect::Kind::Ole => detect::ole_format(path, &location)?,
+            detect::Kind::Ole => match detect::ole_format(path, &location) {
+                Err(SourceError::PasswordProtected { location }) => {
+                    return Source::open_with_default_key(path, location, opts);
+                }
+                found => found?,
+            },
         };
         drop(file);
         // calamine allocates from what the file declares, and an allocation failure aborts:
@@ -279,6 +288,21 @@ impl Source {
         Ok(source)
     }
 
+    /// A workbook encrypted with Excel's default key, read from a decrypted copy that the
+    /// source keeps until it is dropped; any other encrypted file is password-protected.
+    fn open_with_default_key(
+        path: &Path,
+        location: String,
+        opts: &SourceOptions,
+    ) -> Result<Source, SourceError> {
+        let Some(plain) = default_key::decrypt(path) else {
+            return Err(SourceError::PasswordProtected { location });
+        };
+        let mut source = Source::open_named(&plain, &location, opts)?;
+        source.decrypted = Some(plain);
+        Ok(source)
+    }
+
     fn open_workbook(
         path: &Path,
         location: String,
@@ -305,6 +329,7 @@ impl Source {
             pending: VecDeque::new(),
             rows: Rows::Sheet(opened.rows),
             layout: Some(opened.layout),
+            decrypted: None,
         };
         source.with_header(opts.header_row)
     }
@@ -341,6 +366,7 @@ impl Source {
             pending: VecDeque::new(),
             rows: Rows::Csv(opened.rows),
             layout: None,
+            decrypted: None,
         };
         source.with_header(opts.header_row)
     }
@@ -499,6 +525,7 @@ impl Source {
             rows: self.rows,
             width: self.headers.len(),
             extent: self.extent,
+            _decrypted: self.decrypted,
         }
     }
 }
@@ -568,6 +595,8 @@ pub struct Records {
     rows: Rows,
     width: usize,
     extent: std::sync::Arc<Extent>,
+    /// Kept until the rows are read (`Source::decrypted`).
+    _decrypted: Option<tempfile::TempPath>,
 }
 
 impl Iterator for Records {

@@ -158,6 +158,19 @@ fn a_workbook_named_csv_is_read_as_a_workbook() {
     assert_eq!(rows(source), export_rows());
 }
 
+/// Excel opens a workbook encrypted with its default key (`VelvetSweatshop`) without asking;
+/// so does leadsync, from a decrypted copy it removes when the rows are read.
+#[test]
+fn a_workbook_encrypted_with_excel_s_default_key_is_read() {
+    let source = open("default_key.xlsx");
+    assert_eq!(source.format, Format::Xlsx);
+    assert!(source.location.ends_with("default_key.xlsx"), "{}", source.location);
+    let copy = source.decrypted.as_ref().map(|p| p.to_path_buf()).unwrap();
+    assert!(copy.exists());
+    assert_eq!(rows(source), export_rows());
+    assert!(!copy.exists(), "the decrypted copy is gone with the rows");
+}
+
 #[test]
 fn protected_damaged_and_foreign_files_are_refused_with_advice() {
     let none = SourceOptions::default();
@@ -446,8 +459,15 @@ fn damaged_files_never_panic() {
         seed ^= seed << 17;
         seed
     };
-    let names =
-        ["leads.xlsx", "leads.xlsb", "leads.xls", "leads.ods", "utf8.csv", "utf16le_bom.txt"];
+    let names = [
+        "leads.xlsx",
+        "leads.xlsb",
+        "leads.xls",
+        "leads.ods",
+        "utf8.csv",
+        "utf16le_bom.txt",
+        "default_key.xlsx",
+    ];
     for name in names {
         let original = std::fs::read(fixture(name)).unwrap();
         for variant in 0..24 {

@@ -76,16 +76,14 @@ pub(super) fn two_row_header(top: &Record, sub: &Record, ranges: &[Range]) -> Op
     if !ranges.iter().any(|r| across(&r) && r.start.0 == top_row) {
         return None;
     }
+    // Ranges in one row do not overlap: at most one a column, whatever a damaged file lists.
+    let in_top: Vec<&Range> =
+        ranges.iter().filter(|r| r.start.0 <= top_row && top_row <= r.end.0).collect();
     let width = top.cells.len().max(sub.cells.len());
     let names: Vec<String> = (0..width)
         .map(|c| {
             let column = c as u32;
-            let covering = ranges.iter().find(|r| {
-                r.start.0 <= top_row
-                    && top_row <= r.end.0
-                    && r.start.1 <= column
-                    && column <= r.end.1
-            });
+            let covering = in_top.iter().find(|r| r.start.1 <= column && column <= r.end.1);
             let anchor = covering.map_or(c, |r| r.start.1 as usize);
             let over = top.cells.get(anchor).unwrap_or("").trim();
             let under = sub.cells.get(c).unwrap_or("").trim();

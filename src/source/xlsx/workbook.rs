@@ -146,11 +146,11 @@ impl<R: Read + Seek> Package<R> {
             let Some(mut xml) = self.part(&table)? else { continue };
             while let Some(token) = xml.next_token()? {
                 let Token::Start { name: b"table", attrs, .. } = token else { continue };
+                // Excel's tables have one totals row or none; a larger count is damage.
                 let count = attribute(attrs, b"totalsRowCount").and_then(super::parse_number);
                 let range = attribute(attrs, b"ref").and_then(super::parse_dimensions);
-                if let (Some(count), Some(range)) = (count, range) {
-                    let first = range.end.0.saturating_sub(count as u32 - 1).max(range.start.0 + 1);
-                    rows.extend(first..=range.end.0);
+                if let (Some(1..), Some(range)) = (count, range) {
+                    rows.extend((range.end.0 > range.start.0).then_some(range.end.0));
                 }
                 break;
             }
@@ -316,6 +316,39 @@ mod tests {
         zip.write_all(xml.as_bytes()).unwrap();
         let bytes = zip.finish().unwrap().into_inner();
         Package::open(std::io::Cursor::new(bytes)).unwrap().styles().unwrap()
+    }
+
+    /// The totals rows a sheet's tables (`refs` and `totalsRowCount` values) have.
+    fn totals_of(tables: &[(&str, &str)]) -> Vec<u32> {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        zip.start_file("_rels/.rels", options).unwrap();
+        zip.write_all(br#"<Relationships><Relationship Id="r" Type="x/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#).unwrap();
+        let mut rels = String::from("<Relationships>");
+        for (i, (range, count)) in tables.iter().enumerate() {
+            rels.push_str(&format!(r#"<Relationship Id="t{i}" Type="x/relationships/table" Target="../tables/table{i}.xml"/>"#));
+            zip.start_file(format!("xl/tables/table{i}.xml"), options).unwrap();
+            let table = format!(r#"<table ref="{range}" totalsRowCount="{count}"></table>"#);
+            zip.write_all(table.as_bytes()).unwrap();
+        }
+        rels.push_str("</Relationships>");
+        zip.start_file("xl/worksheets/_rels/sheet1.xml.rels", options).unwrap();
+        zip.write_all(rels.as_bytes()).unwrap();
+        let bytes = zip.finish().unwrap().into_inner();
+        let mut package = Package::open(std::io::Cursor::new(bytes)).unwrap();
+        let mut rows = package.totals_rows("xl/worksheets/sheet1.xml").unwrap();
+        rows.sort_unstable();
+        rows
+    }
+
+    #[test]
+    fn a_table_s_totals_row_is_its_last_and_damage_adds_none() {
+        assert_eq!(totals_of(&[("A1:C4", "1"), ("E10:F20", "1")]), [3, 19]);
+        assert_eq!(totals_of(&[("A1:C4", "0")]), Vec::<u32>::new(), "no totals row");
+        // Excel's tables have one; a huge count or a header-only table names no more.
+        assert_eq!(totals_of(&[("A1:C1048576", "4000000000")]), [1_048_575]);
+        assert_eq!(totals_of(&[("A1:C1", "1")]), Vec::<u32>::new());
     }
 
     #[test]

@@ -8,16 +8,82 @@
 //! and the service wants dates it can read. A phone number is read from the stored digits
 //! (`Record::stored_numbers`) whenever a format changed them.
 
-use ssfmt::ast::FormatPart;
+use std::fmt::Write;
+
+use ssfmt::ast::{DigitPlaceholder, FormatPart};
 use ssfmt::{FormatOptions, Locale, NumberFormat};
 
 /// Excel keeps 15 significant digits; past them a format would print binary noise, and
 /// `ssfmt` wraps integers beyond `u64`: such numbers keep the stored form.
 const LARGEST_SHOWN: f64 = 1e15;
 
+/// A format that carries meaning, ready to show numbers.
+pub(super) struct Shown {
+    format: NumberFormat,
+    /// The shape nearly every such format has (`00000`, `"KD-"00000`, `"+"0`), shown without
+    /// the engine, which parses its format again on every call.
+    padded: Option<Padded>,
+}
+
+/// Text, whole digits zero-padded to a width, text.
+struct Padded {
+    before: String,
+    width: usize,
+    after: String,
+}
+
+impl Padded {
+    fn of(format: &NumberFormat) -> Option<Padded> {
+        let [section] = format.sections() else { return None };
+        if section.color.is_some() || section.condition.is_some() {
+            return None;
+        }
+        let (mut padded, mut digits_done) =
+            (Padded { before: String::new(), width: 0, after: String::new() }, false);
+        for part in &section.parts {
+            match part {
+                FormatPart::Digit(DigitPlaceholder::Zero) if !digits_done || padded.width == 0 => {
+                    padded.width += 1;
+                }
+                FormatPart::Literal(text) | FormatPart::EscapedLiteral(text) => {
+                    digits_done |= padded.width > 0;
+                    match digits_done {
+                        false => padded.before.push_str(text),
+                        true => padded.after.push_str(text),
+                    }
+                }
+                _ => return None,
+            }
+        }
+        (padded.width > 0).then_some(padded)
+    }
+
+    /// A whole number of at most 15 digits, not negative (whose sign a format may place).
+    fn write(&self, number: f64, out: &mut String) -> bool {
+        if number.fract() != 0.0 || !(0.0..LARGEST_SHOWN).contains(&number) {
+            return false;
+        }
+        let _ = write!(
+            out,
+            "{}{:0width$}{}",
+            self.before,
+            number as u64,
+            self.after,
+            width = self.width
+        );
+        true
+    }
+}
+
 /// The format `code` compiled, when a number under it reads differently than its digits and
 /// the difference matters to a person; `None` keeps the stored form.
-pub(super) fn compile(code: &str) -> Option<NumberFormat> {
+pub(super) fn compile(code: &str) -> Option<Shown> {
+    let format = carries_meaning(code)?;
+    let padded = Padded::of(&format);
+    Some(Shown { format, padded })
+}
+
+fn carries_meaning(code: &str) -> Option<NumberFormat> {
     let format = NumberFormat::parse(code).ok()?;
     let sections = format.sections();
     let first = sections.first()?;
@@ -54,16 +120,14 @@ pub(super) fn marks(region: Option<&str>) -> FormatOptions {
 
 /// Appends `number` as `format` shows it, without the padding that aligns it in a column;
 /// false (nothing written) for a number the stored form says better.
-pub(super) fn render(
-    number: f64,
-    format: &NumberFormat,
-    marks: &FormatOptions,
-    out: &mut String,
-) -> bool {
+pub(super) fn render(number: f64, shown: &Shown, marks: &FormatOptions, out: &mut String) -> bool {
     if !number.is_finite() || number.abs() >= LARGEST_SHOWN {
         return false;
     }
-    let shown = format.format(number, marks);
+    if shown.padded.as_ref().is_some_and(|padded| padded.write(number, out)) {
+        return true;
+    }
+    let shown = shown.format.format(number, marks);
     out.push_str(shown.trim_matches(|c: char| c == ' ' || c == '\u{a0}'));
     true
 }
@@ -98,6 +162,25 @@ mod tests {
         let accounting =
             "_-* #,##0.00\\ \"€\"_-;\\-* #,##0.00\\ \"€\"_-;_-* \"-\"??\\ \"€\"_-;_-@_-";
         assert_eq!(shown(1234.5, accounting, "DE").as_deref(), Some("1.234,50 €"));
+    }
+
+    /// The shortcut for zero-padded formats says what the engine says.
+    #[test]
+    fn padded_formats_agree_with_the_engine() {
+        for code in ["00000", "\"KD-\"00000", "\"+\"0", "0", "000000000000", "\"Nr. \"0\" (neu)\""]
+        {
+            let format = compile(code).unwrap();
+            assert!(format.padded.is_some(), "{code} takes the shortcut");
+            for number in [0.0, 7.0, 1067.0, 4_915_112_345_678.0, 12.5, -3.0] {
+                let (mut fast, engine) =
+                    (String::new(), format.format.format(number, &marks(Some("DE"))));
+                render(number, &format, &marks(Some("DE")), &mut fast);
+                assert_eq!(fast, engine.trim(), "{code} of {number}");
+            }
+        }
+        for code in ["#,##0", "0.00", "0%", "00;[Red]-00", "[Red]00000", "# ?/?", "0\\-000"] {
+            assert!(compile(code).unwrap().padded.is_none(), "{code} goes to the engine");
+        }
     }
 
     #[test]

@@ -458,7 +458,7 @@ impl<'b, R: Read> Cells<'b, R> {
     }
 
     /// Writes `number` as `format` shows it into `shown`; false when its digits say it better.
-    fn show(&mut self, number: f64, format: &ssfmt::NumberFormat) -> bool {
+    fn show(&mut self, number: f64, format: &shown::Shown) -> bool {
         self.shown.clear();
         shown::render(number, format, self.book.marks, &mut self.shown)
     }

@@ -222,14 +222,14 @@ impl<R: Read + Seek> Package<R> {
 pub(in super::super) struct Styles {
     pub kinds: Vec<Shown>,
     number_formats: Vec<Option<usize>>,
-    compiled: Vec<ssfmt::NumberFormat>,
+    compiled: Vec<shown::Shown>,
     /// Each format code compiled once, however many styles use it: its index in `compiled`.
     known: HashMap<String, Option<usize>>,
 }
 
 impl Styles {
     /// The format numbers of style `style` are shown in, if it changes how they read.
-    pub(in super::super) fn number_format(&self, style: usize) -> Option<&ssfmt::NumberFormat> {
+    pub(in super::super) fn number_format(&self, style: usize) -> Option<&shown::Shown> {
         let index = (*self.number_formats.get(style)?)?;
         self.compiled.get(index)
     }

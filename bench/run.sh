@@ -185,7 +185,7 @@ bench_import() {
 }
 
 # The 1M-row XLSX (A) against the same rows as CSV (B) and against fastexcel reading the XLSX
-# alone (C), in turn A B C, $pairs times: issue 27's targets (A at most 2.5x B, peak at most
+# alone (C), in turn A B C, $pairs times: the XLSX targets (A at most 2.5x B, peak at most
 # 128 MiB, faster than C while validating every row).
 bench_xlsx() {
   shared_data 1000000 shared_1m.xlsx --format xlsx

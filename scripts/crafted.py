@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Crafted and damaged inputs for leadsync's limits (issue 8), and how the binary fares on each.
+"""Crafted and damaged inputs for leadsync's limits, and how the binary fares on each.
 
     scripts/crafted.py [OUT_DIR] [--bin PATH] [--only SUBSTRING] [--generate-only]
 

@@ -1,4 +1,4 @@
-//! Rows checked against the assistant that calls them (issue 26), through the real binary on
+//! Rows checked against the assistant that calls them, through the real binary on
 //! the sandbox: Alice's outbound assistant 101 says `Hallo {{customer_name}}, hier ist Lisa
 //! von {{firma}}.` (firma has a value of its own) and its system prompt names
 //! `{{ customer_name }}` and `{vertragsende}`, a variable of its without a value.

@@ -434,7 +434,7 @@ fn every_command_keeps_the_sandbox_in_the_one_state_folder() {
     assert!(!home.exists(), "nothing written to the home folder");
 }
 
-/// A refused token names where it came from (issue 25, item 11): a profile's `token_file`,
+/// A refused token names where it came from: a profile's `token_file`,
 /// a `--token-file`, or `LEADSYNC_TOKEN`, and never the token itself.
 #[test]
 fn a_refused_token_names_where_it_came_from() {
@@ -465,7 +465,7 @@ fn a_refused_token_names_where_it_came_from() {
     assert!(err.contains("check `LEADSYNC_TOKEN`") && !err.contains("token-wrong"), "{err}");
 }
 
-/// Cron logs (issue 25, item 10): `sync` lines carry a timestamp; a sync with nothing new says so
+/// Cron logs: `sync` lines carry a timestamp; a sync with nothing new says so
 /// in one line; and the same rejected rows as last time exit 5, not 3, so a monitor alerts
 /// once per new problem, not every ten minutes for a row nobody has fixed yet.
 #[test]

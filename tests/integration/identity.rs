@@ -108,7 +108,7 @@ fn sandbox_runs_resume_across_invocations() {
     let (_, first) = sync().ok();
     assert!(first.contains("6 created"), "{first}");
     let (_, second) = sync().ok();
-    // A sync with nothing new says so in one line (issue 25: cron logs).
+    // A sync with nothing new says so in one line (cron logs).
     assert!(second.contains("nothing new (6 rows, none to send)"), "{second}");
     let (out, _) = Cli::new()
         .env("LEADSYNC_STATE_DIR", &state)

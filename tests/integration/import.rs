@@ -619,7 +619,7 @@ fn a_csv_wider_than_excel_is_refused_and_excel_width_is_fine() {
     assert!(err.contains("1 row: 1 valid"), "{err}");
 }
 
-/// Messages that pointed the wrong way (issue 25, item 11): a text value written without quotes
+/// Messages that pointed the wrong way: a text value written without quotes
 /// in a mapping says that text needs quotes, and `--region` takes a country's name as a
 /// country column does.
 #[test]

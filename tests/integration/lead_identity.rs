@@ -1,4 +1,4 @@
-//! Who a lead is (issue 34): a lead is its campaign and its number in E.164 (with
+//! Who a lead is: a lead is its campaign and its number in E.164 (with
 //! `--allow-duplicates`, and which occurrence of that number in the sheet it is), nothing
 //! else. This module owns the twelve user actions of that issue's table that each made more
 //! leads than there are people, and the FIFO in the state folder that hung a run; each is

@@ -1,4 +1,4 @@
-//! How people keep phone numbers in a sheet, through the binary (issue 25, item 12): a second
+//! How people keep phone numbers in a sheet, through the binary: a second
 //! phone column to fall back on, a remark after the number, a number Excel cut short in
 //! scientific notation, and a country cell leadsync does not know.
 

@@ -190,7 +190,7 @@ fn a_terminal_sees_the_skipped_rows() {
     assert!(screen.contains(" · 30 skipped · "), "the live line shows the skips: {screen}");
 }
 
-/// Ctrl-C pressed on a terminal half-way through a paced import (issue 25, item 1, "Done when"):
+/// Ctrl-C pressed on a terminal half-way through a paced import:
 /// the rows sent are "sent", the rest "not sent yet", and nothing is called failed, on the
 /// screen, in the JSON, the HTML and the XLSX report. The issue's run was 300 rows at `--rate 5`
 /// (a minute); this one sends the 300 at `--rate 20`, the Ctrl-C typed into the pseudo-terminal

@@ -701,7 +701,7 @@ fn rows_a_stopped_run_did_not_get_to_are_not_sent_yet_never_failed() {
     assert_exactly_once(&sb, 120, false);
 }
 
-/// A dry run with `--skip-existing` previews the skips (issue 25, item 7): rows already on the
+/// A dry run with `--skip-existing` previews the skips: rows already on the
 /// service are reported skipped, as the real run reports them, not "valid".
 #[test]
 fn a_dry_run_with_skip_existing_shows_what_a_real_run_skips() {
@@ -738,7 +738,7 @@ fn a_dry_run_with_skip_existing_shows_what_a_real_run_skips() {
     );
 }
 
-/// A push's reports list rows in sheet order, as a dry run's do (issue 25, item 3). Answers come
+/// A push's reports list rows in sheet order, as a dry run's do. Answers come
 /// back in any order with 16 requests in flight, slow answers and retries overtake nothing, and
 /// rows in doubt (dropped connections, 500s) are settled only at the end: the JSON, CSV and
 /// XLSX reports still hold each of the 10,000 rows once, in increasing row order.
@@ -807,7 +807,7 @@ fn attempts_without_outcome(state: &Path) -> usize {
 }
 
 /// A hard stop during a paced run leaves about `concurrency` writes in doubt, not a queue of
-/// them (issue 25, item 6): an attempt is journaled only once its request has a worker and a
+/// them: an attempt is journaled only once its request has a worker and a
 /// turn of the rate limit, so the rows still waiting for a turn are simply not sent yet. (It
 /// found 180 in doubt when every queued row was journaled before its turn.) The rerun is
 /// exactly once.
@@ -834,7 +834,7 @@ fn a_hard_stop_during_a_paced_run_leaves_at_most_concurrency_writes_in_doubt() {
 
 /// After a hard stop the next run may have to wait for the stopped run's writes to pass their
 /// commit deadline before it can tell from the lead list whether they were stored. It says so,
-/// with the time it waits until, instead of a silent "0 sent … ETA 0 s" (issue 25, item 6).
+/// with the time it waits until, instead of a silent "0 sent … ETA 0 s".
 #[test]
 fn the_wait_for_a_stopped_runs_writes_is_said_with_its_time() {
     // Writes commit 4 s after they arrive, whether or not the client is still there: before

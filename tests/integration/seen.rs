@@ -1,4 +1,4 @@
-//! What a person sees of a run (issue 25, items 9, 13 and 14): CSV reports and exports in the
+//! What a person sees of a run: CSV reports and exports in the
 //! delimiter their Excel splits by, phone numbers as typed, never behind a `'`; the HTML
 //! report's rows to fix with the phone as typed and a name to find them by; and the terminal's
 //! words: every reason accounted for, `1 row`, `--report`'s formats.

@@ -76,6 +76,11 @@ pub(super) fn two_row_header(top: &Record, sub: &Record, ranges: &[Range]) -> Op
     if !ranges.iter().any(|r| across(&r) && r.start.0 == top_row) {
         return None;
     }
+    // A title merged over the table (`Leads März 2024` across A1:F1) is one cell; column
+    // groups are at least two names (`Kontakt`, `Adresse`, or a group and a name merged down).
+    if top.cells.iter().filter(|cell| !cell.trim().is_empty()).count() < 2 {
+        return None;
+    }
     // Ranges in one row do not overlap: at most one a column, whatever a damaged file lists.
     let in_top: Vec<&Range> =
         ranges.iter().filter(|r| r.start.0 <= top_row && top_row <= r.end.0).collect();
@@ -124,6 +129,9 @@ mod tests {
         assert_eq!(header.row, 2, "the data begins below the sub-header");
         // Nothing merged across the top row: one header row, as always.
         assert!(two_row_header(&top, &sub, &[range((0, 4), (1, 4))]).is_none());
+        // A title merged across the table is no column group.
+        let title = record(1, &["Leads März 2024", "", "", "", ""]);
+        assert!(two_row_header(&title, &sub, &[range((0, 0), (0, 4))]).is_none());
     }
 
     #[test]

@@ -397,3 +397,26 @@ fn a_table_s_totals_row_is_skipped_with_a_note() {
     assert_eq!(report["rows"].as_array().unwrap().len(), 2, "{report}\n{err}");
     assert!(err.contains("row 4 skipped: the totals row of a table"), "{err}");
 }
+
+/// A title merged across the table (the most common merge of all) is a title, skipped as
+/// before, not the top of a two-row header.
+#[test]
+fn a_title_merged_across_the_table_is_still_a_title() {
+    use rust_xlsxwriter::{Format, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    sheet.merge_range(0, 0, 0, 2, "Leads März 2024", &Format::new()).unwrap();
+    for (r, row) in
+        [["Name", "Telefon", "Ort"], ["Anna", "+49 151 10000001", "Köln"]].iter().enumerate()
+    {
+        for (c, text) in row.iter().enumerate() {
+            sheet.write_string(r as u32 + 1, c as u16, *text).unwrap();
+        }
+    }
+    let file = dir.path().join("title.xlsx");
+    book.save(&file).unwrap();
+    let (report, err) = dry_run(&file, &[], 0);
+    assert!(err.contains("header on row 2; row 1 skipped as titles"), "{err}");
+    assert_eq!(report["rows"][0]["variables"]["ort"], "Köln", "{report}");
+}

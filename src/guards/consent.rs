@@ -1,6 +1,8 @@
 //! Consent: a column that says whether a person agreed to be called (`Opt-in`, `Einwilligung`),
 //! and the cell values that mean yes.
 
+use crate::row::{Issue, IssueCode, Said};
+
 /// The consent check, resolved against a source's headers.
 #[derive(Debug, Clone)]
 pub struct Consent {
@@ -25,6 +27,22 @@ impl Consent {
     /// The values that count, for messages.
     pub fn values(&self) -> &[String] {
         &self.yes
+    }
+}
+
+/// A row without consent is not called, by design.
+impl super::Guard for Consent {
+    fn refuse_row(&self, cells: &csv::StringRecord) -> Option<Issue> {
+        let cell = cells.get(self.column).unwrap_or("").trim();
+        if self.given(cell) {
+            return None;
+        }
+        let said = Said::NoConsent {
+            column: self.header.clone(),
+            cell: cell.to_string(),
+            accepted: self.values().iter().map(|v| v.to_string()).collect(),
+        };
+        Some(Issue::said(IssueCode::NoConsent, Some(self.header.clone()), said))
     }
 }
 

@@ -4,20 +4,28 @@
 //!
 //! [`GuardSpec`] is what the mapping and the command line ask for; [`Guards`] is that spec
 //! resolved against a source's headers, with its lists loaded, shared read-only by the
-//! checking threads. Each verdict is an [`Issue`] with its own code; the row checker decides
+//! checking threads. Each check is a [`Guard`] in a file of its own (`countries`,
+//! `number_types`, `suppress`, `consent`), registered in [`Guards::resolve`]. Each verdict is an [`Issue`] with its own code; the row checker decides
 //! what it does to the row's status. Guards are not part of a run's identity: adding a
 //! suppression list to an interrupted run resumes it, and the lists are applied again before
 //! every row is sent.
 
 mod consent;
+mod countries;
+#[cfg(test)]
+mod example;
 mod never_call;
+mod number_types;
 mod suppress;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use crate::mapping::{ConsentSpec, GuardSpec, default_consent_values, relative_to};
 pub use consent::Consent;
+pub use countries::Countries;
 pub use never_call::{NeverCall, NeverCallEntry, NeverCalls};
+pub use number_types::NumberTypes;
 // Facts about numbers and countries live with the phone code; guards use them.
 pub use crate::phone::{BLOCKABLE, BlockedTypes, NumberType, country_name, region_of};
 pub use suppress::{SuppressError, Suppression, SuppressionList};
@@ -42,16 +50,45 @@ pub enum GuardError {
     Suppress(#[from] SuppressError),
 }
 
-/// The checks of one run, resolved and loaded.
-#[derive(Debug, Clone, Default)]
+/// One check of who may be called. A guard is a file of `guards/` that implements this, and a
+/// line in [`Guards::resolve`] that builds it from the run's settings; the row checker asks
+/// every guard of the run in turn, through [`Guards`].
+pub trait Guard: std::fmt::Debug + Send + Sync {
+    /// Why the number may not be called, if it may not.
+    fn refuse_number(&self, _phone: &Phone) -> Option<Refusal> {
+        None
+    }
+
+    /// Why the row's person may not be called at all (its cells say no), if they may not.
+    fn refuse_row(&self, _cells: &csv::StringRecord) -> Option<Issue> {
+        None
+    }
+}
+
+/// A number a guard turns away, as said of a row's main number and of a secondary one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// Not called by design (a do-not-call list), rather than a row to fix.
+    pub skip: bool,
+    pub main: (IssueCode, Said),
+    /// A secondary number turned away is left out, with this warning.
+    pub secondary: (IssueCode, Said),
+}
+
+/// The checks of one run, resolved and loaded, in the order they are asked: the first that
+/// turns a number away says why.
+#[derive(Debug, Clone)]
 pub struct Guards {
-    pub suppression: Suppression,
-    /// Allowed regions (alpha-2), sorted; `None`: any.
-    countries: Option<Vec<String>>,
-    blocked: BlockedTypes,
-    consent: Option<Consent>,
+    checks: Vec<Arc<dyn Guard>>,
     /// The column naming each row's country, and its header.
     region_column: Option<(usize, String)>,
+}
+
+/// With no settings, only premium-rate numbers are refused.
+impl Default for Guards {
+    fn default() -> Guards {
+        Guards { checks: Vec::new(), region_column: None }.with(NumberTypes::default())
+    }
 }
 
 /// What a guard makes of a row's main number.
@@ -61,14 +98,6 @@ pub enum Verdict {
     Reject(Issue),
     /// Not called, by design (a do-not-call list, no consent): not a problem to fix.
     Skip(Issue),
-}
-
-/// Why a number may not be called.
-enum Refusal<'a> {
-    /// The number's region (`None`: non-geographic), outside the allowed ones.
-    Foreign(Option<String>),
-    Blocked(NumberType),
-    Suppressed(&'a str),
 }
 
 /// The region a row's national numbers are read in.
@@ -138,7 +167,7 @@ impl Guards {
         };
         let countries = match spec.countries.as_slice() {
             [] => None,
-            names => Some(allowed_regions(names)?),
+            names => Some(Countries::new(allowed_regions(names)?)),
         };
         let blocked = match &spec.block_number_types {
             Some(names) => BlockedTypes::parse(names).map_err(GuardError::NumberType)?,
@@ -158,13 +187,26 @@ impl Guards {
             }
             None => None,
         };
-        Ok(Guards {
-            suppression: Suppression { lists },
-            countries,
-            blocked,
-            consent,
-            region_column,
-        })
+        // The order of the messages: the country, then the type, then the lists; then consent.
+        let guards = Guards { checks: Vec::new(), region_column }
+            .with_some(countries)
+            .with(NumberTypes(blocked))
+            .with(Suppression { lists })
+            .with_some(consent);
+        Ok(guards)
+    }
+
+    /// These guards and `guard`, asked after them.
+    pub fn with(mut self, guard: impl Guard + 'static) -> Guards {
+        self.checks.push(Arc::new(guard));
+        self
+    }
+
+    fn with_some(self, guard: Option<impl Guard + 'static>) -> Guards {
+        match guard {
+            Some(guard) => self.with(guard),
+            None => self,
+        }
     }
 
     /// The region a row's numbers are read in, from its country cell.
@@ -185,86 +227,26 @@ impl Guards {
 
     /// Whether the row's main number may be called.
     pub fn judge_main(&self, phone: &Phone, field: impl FnOnce() -> String) -> Option<Verdict> {
-        let refusal = self.refusal(phone)?;
+        let Refusal { skip, main: (code, said), .. } = self.refusal(phone)?;
         // Named only for an issue: most rows have none, and the name costs an allocation.
-        let field = Some(field());
-        let e164 = phone.e164.clone();
-        Some(match refusal {
-            Refusal::Foreign(region) => {
-                let said = Said::Foreign { e164, region, allowed: self.allowed() };
-                Verdict::Reject(Issue::said(IssueCode::ForeignNumber, field, said))
-            }
-            Refusal::Blocked(kind) => {
-                let said = Said::BlockedType { e164, kind };
-                Verdict::Reject(Issue::said(IssueCode::BlockedNumberType, field, said))
-            }
-            Refusal::Suppressed(list) => {
-                let said = Said::Suppressed { e164, list: list.to_string() };
-                Verdict::Skip(Issue::said(IssueCode::Suppressed, field, said))
-            }
-        })
+        let issue = Issue::said(code, Some(field()), said);
+        Some(if skip { Verdict::Skip(issue) } else { Verdict::Reject(issue) })
     }
 
     /// Why a secondary contact must be left out, if it must: a warning, the lead goes without it.
     pub fn judge_secondary(&self, phone: &Phone, column: Option<String>) -> Option<Issue> {
-        let e164 = phone.e164.clone();
-        let (code, said) = match self.refusal(phone)? {
-            Refusal::Foreign(region) => (
-                IssueCode::ForeignSecondary,
-                Said::ForeignSecondary { e164, region, allowed: self.allowed() },
-            ),
-            Refusal::Blocked(kind) => {
-                (IssueCode::BlockedSecondaryType, Said::BlockedSecondaryType { e164, kind })
-            }
-            Refusal::Suppressed(list) => (
-                IssueCode::SuppressedSecondary,
-                Said::SuppressedSecondary { e164, list: list.to_string() },
-            ),
-        };
+        let (code, said) = self.refusal(phone)?.secondary;
         Some(Issue::said(code, column, said))
     }
 
-    /// The first guard that turns `phone` away: the country, then the type, then the lists.
-    fn refusal(&self, phone: &Phone) -> Option<Refusal<'_>> {
-        if let Some(region) = self.foreign(phone) {
-            return Some(Refusal::Foreign(region));
-        }
-        let kind = NumberType::of(phone.number_type);
-        if self.blocked.blocks(kind) {
-            return Some(Refusal::Blocked(kind));
-        }
-        self.suppression.list_of(&phone.e164).map(Refusal::Suppressed)
+    /// The first guard that turns `phone` away.
+    fn refusal(&self, phone: &Phone) -> Option<Refusal> {
+        self.checks.iter().find_map(|guard| guard.refuse_number(phone))
     }
 
-    /// A row without consent, when consent is asked for.
+    /// Why the row's person may not be called at all (no consent), if they may not.
     pub fn judge_consent(&self, cells: &csv::StringRecord) -> Option<Issue> {
-        let consent = self.consent.as_ref()?;
-        let cell = cells.get(consent.column).unwrap_or("").trim();
-        if consent.given(cell) {
-            return None;
-        }
-        let said = Said::NoConsent {
-            column: consent.header.clone(),
-            cell: cell.to_string(),
-            accepted: consent.values().iter().map(|v| v.to_string()).collect(),
-        };
-        Some(Issue::said(IssueCode::NoConsent, Some(consent.header.clone()), said))
-    }
-
-    /// The number's region when it is out of the allowed countries (`Some(None)` for a
-    /// number of no country), `None` when it may be called.
-    fn foreign(&self, phone: &Phone) -> Option<Option<String>> {
-        let allowed = self.countries.as_ref()?;
-        let region = phone.region.as_deref().unwrap_or("");
-        if allowed.iter().any(|r| r == region) {
-            return None;
-        }
-        Some(phone.region.clone())
-    }
-
-    /// The allowed countries, for a message (empty: any).
-    fn allowed(&self) -> Vec<String> {
-        self.countries.clone().unwrap_or_default()
+        self.checks.iter().find_map(|guard| guard.refuse_row(cells))
     }
 }
 

@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::phone::PhoneParser;
+use crate::row::{IssueCode, Said};
 use crate::source::{Source, SourceError, SourceOptions};
 
 /// One loaded list.
@@ -113,6 +114,20 @@ impl Suppression {
         let digits = e164.trim_start_matches('+');
         let key = digits.parse::<u64>().ok()?;
         self.lists.iter().find(|l| l.contains(key, digits)).map(|l| l.name.as_str())
+    }
+}
+
+/// On a suppression list (or the account's do-not-call list): not called, by design.
+impl super::Guard for Suppression {
+    fn refuse_number(&self, phone: &crate::phone::Phone) -> Option<super::Refusal> {
+        let list = self.list_of(&phone.e164)?.to_string();
+        let e164 = phone.e164.clone();
+        let secondary = Said::SuppressedSecondary { e164: e164.clone(), list: list.clone() };
+        Some(super::Refusal {
+            skip: true,
+            main: (IssueCode::Suppressed, Said::Suppressed { e164, list }),
+            secondary: (IssueCode::SuppressedSecondary, secondary),
+        })
     }
 }
 

@@ -55,6 +55,9 @@ impl Padded {
                 _ => return None,
             }
         }
+        // `render` trims what lines a number up in a column: so do the text's outer ends.
+        padded.before = padded.before.trim_start_matches(PADDING).to_owned();
+        padded.after = padded.after.trim_end_matches(PADDING).to_owned();
         (padded.width > 0).then_some(padded)
     }
 
@@ -128,9 +131,12 @@ pub(super) fn render(number: f64, shown: &Shown, marks: &FormatOptions, out: &mu
         return true;
     }
     let shown = shown.format.format(number, marks);
-    out.push_str(shown.trim_matches(|c: char| c == ' ' || c == '\u{a0}'));
+    out.push_str(shown.trim_matches(PADDING));
     true
 }
+
+/// What a format pads a number with to line a column up: not part of the value.
+const PADDING: [char; 2] = [' ', '\u{a0}'];
 
 #[cfg(test)]
 mod tests {
@@ -167,8 +173,16 @@ mod tests {
     /// The shortcut for zero-padded formats says what the engine says.
     #[test]
     fn padded_formats_agree_with_the_engine() {
-        for code in ["00000", "\"KD-\"00000", "\"+\"0", "0", "000000000000", "\"Nr. \"0\" (neu)\""]
-        {
+        for code in [
+            "00000",
+            "\"KD-\"00000",
+            "\"+\"0",
+            "0",
+            "000000000000",
+            "\"Nr. \"0\" (neu)\"",
+            "00000\" \"",
+            "\" \"0",
+        ] {
             let format = compile(code).unwrap();
             assert!(format.padded.is_some(), "{code} takes the shortcut");
             for number in [0.0, 7.0, 1067.0, 4_915_112_345_678.0, 12.5, -3.0] {

@@ -185,6 +185,27 @@ fn xls_with(edit: impl Fn(u16, &mut Vec<u8>) -> u16) -> Vec<u8> {
     bytes
 }
 
+/// Formula cells of the Excel 3/4 record type (`0x0406`) in a later workbook, as some old
+/// exporters write them: calamine dropped each such cell without a word.
+#[test]
+fn xls_formula_cells_of_the_excel_4_type_keep_their_value() {
+    let rows = |path: &Path| -> Vec<Vec<String>> {
+        let source = open(path).unwrap();
+        source.records().map(|r| r.unwrap().cells.iter().map(str::to_owned).collect()).collect()
+    };
+    let retyped = std::cell::Cell::new(0);
+    let book = xls_with(|typ, _| match typ {
+        0x0006 => {
+            retyped.set(retyped.get() + 1);
+            0x0406
+        }
+        typ => typ,
+    });
+    assert!(retyped.get() > 0, "the fixture has formula cells");
+    let (_dir, path) = write_temp("old_formulas.xls", &book);
+    assert_eq!(rows(&path), rows(&fixture("leads.xls")));
+}
+
 #[test]
 fn a_password_protected_xls_is_called_protected_not_too_big() {
     // Window1 becomes FilePass (RC4); the records after it are ciphertext, except BOF records

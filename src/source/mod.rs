@@ -34,6 +34,7 @@ mod ods_guard;
 mod ods_tally;
 mod shown;
 mod xls_formats;
+mod xls_old_formulas;
 mod xlsx;
 mod sheet;
 mod sheet_rows;

@@ -16,7 +16,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::limits::{Limit, MAX_LOADED_BYTES, MAX_SHARED_STRINGS_BYTES, string_cost};
-use super::{Format, SourceError, xls_formats};
+use super::{Format, SourceError, xls_formats, xls_old_formulas};
 
 const ENDOFCHAIN: u32 = 0xFFFF_FFFE;
 const UTF_16_CODEPAGE: u16 = 1200;
@@ -39,7 +39,8 @@ pub(super) struct Text {
 }
 
 /// What calamine should be given: how to decode text, and a corrected copy of the file when
-/// its BIFF5 number formats would be misread (see `xls_formats`).
+/// its BIFF5 number formats would be misread (see `xls_formats`) or its formula cells are of
+/// the Excel 3/4 type (see `xls_old_formulas`).
 #[derive(Debug, Default)]
 pub(super) struct Plan {
     pub text: Text,
@@ -70,7 +71,8 @@ pub(super) fn check(path: &Path, location: &str) -> Result<Plan, SourceError> {
     if needed > MAX_LOADED_BYTES {
         return Err(Limit::Loaded { needed }.error(location));
     }
-    let fixes = xls_formats::fixes(globals(&stream.bytes));
+    let mut fixes = xls_formats::fixes(globals(&stream.bytes));
+    fixes.extend(xls_old_formulas::fixes(every_record(&stream.bytes)));
     let copy = match fixes.is_empty() {
         true => None,
         false => {
@@ -82,6 +84,11 @@ pub(super) fn check(path: &Path, location: &str) -> Result<Plan, SourceError> {
 
 /// The workbook globals' records with the stream offset of their data, up to the first EOF.
 fn globals(stream: &[u8]) -> impl Iterator<Item = (u16, usize, &[u8])> {
+    every_record(stream).take_while(|(typ, ..)| *typ != 0x000A)
+}
+
+/// Every record of the stream, sheets included, with the stream offset of its data.
+fn every_record(stream: &[u8]) -> impl Iterator<Item = (u16, usize, &[u8])> {
     let mut at = 0;
     std::iter::from_fn(move || {
         let (typ, data, _) = split_record(stream.get(at..)?)?;
@@ -89,7 +96,6 @@ fn globals(stream: &[u8]) -> impl Iterator<Item = (u16, usize, &[u8])> {
         at += 4 + data.len();
         Some(item)
     })
-    .take_while(|(typ, ..)| *typ != 0x000A)
 }
 
 /// The file with the stream's bytes changed, in an anonymous temporary file.

@@ -958,11 +958,17 @@ async fn load_guards(
     never_call: Vec<PathBuf>,
 ) -> Result<Guards, PipelineError> {
     let phones = PhoneParser::new(&plan.region)?;
-    let downloads = download_dir()
-        .map_err(|e| PipelineError::SuppressionFetch(SourceError::io("a temporary folder", e)))?;
+    // A folder only when a list is downloaded: one left by every run fills /tmp when runs are
+    // killed, which cannot remove theirs.
+    let downloads = match spec.suppress.iter().any(|list| is_url(list)) {
+        true => Some(download_dir().map_err(|e| {
+            PipelineError::SuppressionFetch(SourceError::io("a temporary folder", e))
+        })?),
+        false => None,
+    };
     let mut lists = Vec::with_capacity(spec.suppress.len());
     for (i, list) in spec.suppress.iter().enumerate() {
-        let path = if is_url(list) {
+        let path = if let (true, Some(downloads)) = (is_url(list), &downloads) {
             let dir = downloads.path().join(i.to_string());
             std::fs::create_dir_all(&dir)
                 .map_err(|e| PipelineError::SuppressionFetch(SourceError::io(list, e)))?;
@@ -1256,6 +1262,19 @@ pub fn now() -> String {
 /// Where a downloaded source goes: a fresh temporary directory.
 pub fn download_dir() -> std::io::Result<tempfile::TempDir> {
     tempfile::Builder::new().prefix("leadsync-").tempdir()
+}
+
+/// The path to read for `location`: the file itself, or a URL downloaded into a temporary
+/// folder made for it, which the caller keeps while the file is read.
+pub async fn local_copy(
+    location: &str,
+) -> Result<(PathBuf, Option<tempfile::TempDir>), PipelineError> {
+    if !is_url(location) {
+        return Ok((PathBuf::from(location), None));
+    }
+    let dir = download_dir().map_err(|e| SourceError::io("a temporary folder", e))?;
+    let path = materialize(location, dir.path()).await?;
+    Ok((path, Some(dir)))
 }
 
 /// The path to read for `location`, downloading a URL first.

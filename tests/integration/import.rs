@@ -709,3 +709,29 @@ fn a_caught_library_panic_is_one_line_whatever_rust_backtrace_says() {
         .expect_code(1);
     assert!(err.contains("a library panicked on the input; caught"), "{err}");
 }
+
+/// A run of a local file makes no temporary folder: one killed (by cron's timeout, by the
+/// tests) cannot remove its own, and /tmp filled with thousands. The sheet here is a pipe no
+/// one writes to, so the run waits while the temporary folder is looked for.
+#[test]
+fn a_run_of_a_local_file_leaves_no_temporary_folder_even_when_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmp, sheet) = (dir.path().join("tmp"), dir.path().join("leads.csv"));
+    std::fs::create_dir(&tmp).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&sheet).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("leadsync"))
+        .args(["import", sheet.to_str().unwrap(), "--offline", "--campaign", "1", "--dry-run"])
+        .env("TMPDIR", &tmp)
+        .env("LEADSYNC_STATE_DIR", dir.path().join("state"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough for the binary to start and reach the sheet (a folder came first, before).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name()).collect();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(left.is_empty(), "temporary folders while the run waited: {left:?}");
+}

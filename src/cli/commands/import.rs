@@ -244,8 +244,7 @@ pub async fn execute(
         Some(path) => Arc::new(Edits::load(path)?),
         None => Arc::default(),
     };
-    let download = pipeline::download_dir().context("creating a download directory")?;
-    let path = pipeline::materialize(&source.source, download.path()).await?;
+    let (path, _download) = pipeline::local_copy(&source.source).await?;
     let opts = ImportOptions {
         path,
         location: source.source.clone(),

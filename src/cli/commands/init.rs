@@ -48,8 +48,7 @@ pub async fn run(args: &InitArgs, config: &Config) -> anyhow::Result<Outcome> {
     if let Some(out) = &args.out {
         refuse_overwrite(out, args.force)?;
     }
-    let download = pipeline::download_dir().context("creating a download directory")?;
-    let path = pipeline::materialize(source_name, download.path()).await?;
+    let (path, _download) = pipeline::local_copy(source_name).await?;
     let sheet = args.sheet.as_deref().map(str::parse::<SheetSelector>).transpose()?;
     let source = Source::open(&path, &SourceOptions { sheet, ..SourceOptions::default() })?;
     // Headers alone mislead: `Telefon erlaubt` over ja/nein is consent, and only the rows say so.

@@ -180,7 +180,7 @@ fn escape(byte: u8) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::super::model::{IssueCode, RowStatus};
-    use super::super::testdata::{all_codes, rows};
+    use super::super::testdata::rows;
     use super::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
@@ -219,7 +219,7 @@ mod tests {
     }
 
     fn issues(rng: &mut StdRng) -> Vec<Issue> {
-        let codes = all_codes();
+        let codes = IssueCode::ALL;
         (0..rng.random_range(0..3))
             .map(|_| {
                 let code: IssueCode = codes[rng.random_range(0..codes.len())];

@@ -229,8 +229,7 @@ impl RowChecker {
     fn hidden(&self, record: &Record, hidden: Hidden) -> Checked {
         let mut report = self.judge(record).report;
         let (code, said) = match hidden {
-            // A totals row never leaves the reader; were one to, it is out of view all the same.
-            Hidden::Row | Hidden::Totals => (IssueCode::HiddenRow, Said::HiddenRow),
+            Hidden::Row => (IssueCode::HiddenRow, Said::HiddenRow),
             Hidden::Filtered => (IssueCode::FilteredOut, Said::FilteredOut),
         };
         report.status = RowStatus::Skipped;

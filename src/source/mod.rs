@@ -149,8 +149,6 @@ pub enum Hidden {
     Row,
     /// Hidden by the sheet's autofilter: it does not match what the person filtered for.
     Filtered,
-    /// A table's totals row (`Summe`): no lead, never read as one. Only the reader sees it.
-    Totals,
 }
 
 impl Record {

@@ -348,13 +348,6 @@ impl RowBuilder {
     /// The record for the cells pushed so far, `None` for a row without any value.
     fn take(&mut self) -> Option<Record> {
         self.fill_down();
-        // A table's totals row is no lead: the Source says it was skipped (`Layout`).
-        if self.hidden == Some(Hidden::Totals) {
-            self.text.clear();
-            self.spans.clear();
-            self.hidden = None;
-            return None;
-        }
         if self.spans.is_empty() {
             return None;
         }

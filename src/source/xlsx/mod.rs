@@ -143,7 +143,7 @@ struct Cells<'b, R> {
     hidden: Option<Hidden>,
     /// The rows the sheet's autofilter covers: a hidden one among them is filtered out.
     filter: Option<FilterRows>,
-    /// The totals rows of the sheet's tables.
+    /// The totals rows of the sheet's tables, whose cells are passed over.
     totals: Vec<u32>,
 }
 
@@ -259,9 +259,6 @@ impl<'b, R: Read> Cells<'b, R> {
                     }
                     let hidden = markup::attribute(attrs, b"hidden");
                     self.hidden = matches!(hidden, Some(b"1" | b"true")).then(|| self.why_hidden());
-                    if self.totals.contains(&self.row) {
-                        self.hidden = Some(Hidden::Totals);
-                    }
                     continue;
                 }
                 Some(Token::End { name: b"row" }) => {
@@ -303,6 +300,10 @@ impl<'b, R: Read> Cells<'b, R> {
                 }
             };
             self.column += 1;
+            // A table's totals row is no lead: its cells go nowhere (the Source notes it).
+            if self.totals.contains(&row) {
+                continue;
+            }
             if !cell(row, column, &self.borrow(&held), self.hidden) {
                 return Ok(());
             }

@@ -115,7 +115,8 @@ pub(super) fn zip_format(path: &Path, location: &str) -> Result<Format, SourceEr
     }
     // The workbook part is where the package's relationships say: `xl/workbook.xml` for
     // every writer but a few, which Excel opens all the same.
-    if has(&zip, "xl/workbook.xml") || office_document(&mut zip).ends_with(".xml") {
+    let elsewhere = || super::xlsx::workbook_part(path).is_ok_and(|p| p.ends_with(".xml"));
+    if has(&zip, "xl/workbook.xml") || elsewhere() {
         let types = small_entry(&mut zip, "[Content_Types].xml");
         let macro_enabled = types.contains("macroEnabled") || has(&zip, "xl/vbaProject.bin");
         return Ok(if macro_enabled { Format::Xlsm } else { Format::Xlsx });
@@ -137,19 +138,6 @@ pub(super) fn zip_format(path: &Path, location: &str) -> Result<Format, SourceEr
 }
 
 /// Reads a small text entry (up to 64 KiB), or "" when it is missing or unreadable.
-/// The target of the package's main document relationship (`_rels/.rels`), lowercased; empty
-/// when there is none.
-fn office_document<R: Read + Seek>(zip: &mut zip::ZipArchive<R>) -> String {
-    let rels = small_entry(zip, "_rels/.rels");
-    let Some(at) = rels.find("/relationships/officeDocument\"") else { return String::new() };
-    // The relationship's element around the type: its `Target`, before or after it.
-    let start = rels[..at].rfind('<').unwrap_or(0);
-    let end = rels[at..].find('>').map_or(rels.len(), |e| at + e);
-    let element = &rels[start..end];
-    let target = element.split("Target=\"").nth(1).and_then(|t| t.split('"').next());
-    target.unwrap_or_default().to_ascii_lowercase()
-}
-
 fn small_entry<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, name: &str) -> String {
     let mut text = String::new();
     if let Ok(entry) = zip.by_name(name) {

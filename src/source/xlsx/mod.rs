@@ -84,6 +84,20 @@ pub(super) fn read_sheet(
     cells.each(cell).map_err(|e| Failure::at(Some(u64::from(cells.row) + 1), e))
 }
 
+/// The workbook part of the package at `path`, found through its relationships as calamine
+/// finds it; an error when the package names none.
+pub(super) fn workbook_part(path: &Path) -> io::Result<String> {
+    Ok(Package::open(BufReader::new(File::open(path)?))?.workbook_entry())
+}
+
+/// The workbook part of the package at `path` and the ids of its Excel 4 macro sheets'
+/// relationships (the international kind too).
+pub(super) fn macro_sheets(path: &Path) -> io::Result<(String, Vec<String>)> {
+    let mut package = Package::open(BufReader::new(File::open(path)?))?;
+    let ids = package.workbook_relationships_of(&["/xlMacrosheet", "/xlIntlMacrosheet"])?;
+    Ok((package.workbook_entry(), ids))
+}
+
 /// A sheet names no more merged ranges than this; more are damage or an attack, and the rest
 /// are not read.
 const MAX_MERGED_RANGES: usize = 100_000;

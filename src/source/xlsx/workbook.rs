@@ -69,6 +69,21 @@ impl<R: Read + Seek> Package<R> {
         entry_in(&self.names, path)
     }
 
+    /// The workbook part's path (`xl/workbook.xml`), as the zip names it.
+    pub(super) fn workbook_entry(&self) -> String {
+        let path = format!("{}{}", self.folder, self.workbook);
+        self.entry(&path).to_owned()
+    }
+
+    /// The ids of the workbook's relationships whose type ends with one of `kinds`
+    /// (`/xlMacrosheet`).
+    pub(super) fn workbook_relationships_of(&mut self, kinds: &[&str]) -> io::Result<Vec<String>> {
+        let rels = format!("{}_rels/{}.rels", self.folder, self.workbook);
+        let found = self.relationships(&rels)?.into_iter();
+        let of_kind = found.filter(|(_, (_, kind))| kinds.iter().any(|k| kind.ends_with(k)));
+        Ok(of_kind.map(|(id, _)| id).collect())
+    }
+
     /// Relationship id to (target, type) in the relationships part `path`.
     fn relationships(&mut self, path: &str) -> io::Result<HashMap<String, (String, String)>> {
         let mut xml = self.part(path)?.ok_or_else(|| missing(path))?;

@@ -6,10 +6,10 @@ use std::fs::File;
 use std::io::{BufReader, Cursor, Write};
 use std::path::{Path, PathBuf};
 
-use calamine::{Reader, Xlsx};
+use calamine::{Dimensions, Reader, Xlsx};
 
 use super::super::cell;
-use super::read_sheet;
+use super::{MAX_MERGED_RANGES, merged_ranges, read_sheet};
 
 /// (row, column, text) of each non-empty cell, or the error.
 type Read = Result<Vec<(u32, u32, String)>, String>;
@@ -229,4 +229,22 @@ fn the_corpus_reads_as_calamine_reads_it() {
     eprintln!("{sheets} sheets read alike by leadsync and calamine");
     assert!(sheets > 0, "no sheet both readers read in {folders:?}");
     assert!(found.is_empty(), "{} sheets differ:\n{}", found.len(), found.join("\n"));
+}
+
+/// Merged ranges are read from a sheet up to the size bound, and at most
+/// `MAX_MERGED_RANGES` of them, whatever a damaged sheet lists; a bigger sheet is not read
+/// for them at all.
+#[test]
+fn merged_ranges_are_bounded_in_size_and_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sheet = String::from(r#"<worksheet><sheetData/><mergeCells>"#);
+    for _ in 0..MAX_MERGED_RANGES + 5 {
+        sheet.push_str(r#"<mergeCell ref="A1:B1"/>"#);
+    }
+    sheet.push_str(r#"<mergeCell ref="damaged"/></mergeCells></worksheet>"#);
+    let path = workbook(dir.path(), &sheet, None, None);
+    let found = merged_ranges(&path, "Leads & more", 16 << 20).unwrap().unwrap();
+    assert_eq!(found.len(), MAX_MERGED_RANGES);
+    assert_eq!(found[0], Dimensions { start: (0, 0), end: (0, 1) });
+    assert_eq!(merged_ranges(&path, "Leads & more", 1024).unwrap(), None, "past the bound");
 }
